@@ -1,0 +1,117 @@
+# Parallel Rooms -- the workbook's commands.  `make help` lists them.
+#
+#   make grade [ROOM=01] [TASK=01_threads/task2]   grade your tasks
+#   make test                                      the maintainers' checks
+#
+# Variables: ROOM, TASK, CC, MPICC, MPIEXEC, MPIEXEC_FLAGS, NVCC, CUDA_ARCH,
+# GRADE_TIMEOUT_SCALE (multiplies every timeout), NO_COLOR, V=1 (echo commands).
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := all
+
+ifneq ($(V),1)
+Q := @
+endif
+
+GRADER_CFLAGS ?= -std=c11 -O2 -g -Wall -Wextra
+GRADER_LIBS := -ljansson -linih
+CORE_SRC := grading/src/util.c grading/src/runner.c grading/src/results.c grading/src/meta.c \
+            grading/src/toolchain.c grading/src/report.c grading/src/grader.c grading/src/gen.c
+CORE_HDR := $(wildcard grading/src/*.h)
+GRADE    := grading/bin/grade
+PRGEN    := grading/bin/prgen
+UNIT     := grading/bin/unit-tests
+DEPS     := bash grading/deps.sh
+
+# ROOM / TASK filters for the grader.
+GRADE_FILTER := $(if $(ROOM),--room $(ROOM)) $(if $(TASK),--task $(TASK))
+
+.PHONY: all list grade test unit-test check-generated check-solutions check-tasks check-hostile \
+        pristine generate doctor deps hint reset grade-class bench clean help
+
+all: $(GRADE) $(PRGEN)
+
+$(GRADE): grading/src/main.c $(CORE_SRC) $(CORE_HDR)
+	$(Q)$(DEPS) ensure grade
+	@mkdir -p grading/bin
+	$(Q)$(CC) $(GRADER_CFLAGS) -o $@ grading/src/main.c $(CORE_SRC) $(GRADER_LIBS)
+
+$(PRGEN): grading/src/prgen.c grading/src/gen.c grading/src/gen.h
+	@mkdir -p grading/bin
+	$(Q)$(CC) $(GRADER_CFLAGS) -o $@ grading/src/prgen.c grading/src/gen.c
+
+$(UNIT): grading/tests/unit_tests.c $(CORE_SRC) $(CORE_HDR)
+	$(Q)$(DEPS) ensure test
+	@mkdir -p grading/bin
+	$(Q)$(CC) $(GRADER_CFLAGS) -Igrading/src -o $@ grading/tests/unit_tests.c $(CORE_SRC) $(GRADER_LIBS) -lcunit
+
+## grade: build and grade your tasks (ROOM=01 or TASK=01_threads/task2 to narrow it)
+grade: $(GRADE)
+	$(Q)$(GRADE) $(GRADE_FILTER)
+
+## test: the maintainers' checks: unit tests, generated tasks, solutions PASS, untouched tasks FAIL
+test:
+	$(Q)$(DEPS) ensure test
+	$(Q)$(MAKE) --no-print-directory unit-test check-generated check-solutions check-tasks check-hostile
+	@echo "make test: all checks passed"
+
+unit-test: $(UNIT)
+	$(Q)$(UNIT)
+
+## check-generated: the committed tasks equal what the generator makes of the committed solutions
+check-generated: $(PRGEN)
+	$(Q)bash grading/check-generated.sh
+
+## pristine: generate every untouched task into build/pristine/ (never touches your files)
+pristine: $(PRGEN)
+	$(Q)bash grading/pristine.sh build/pristine
+
+## check-solutions: every reference solution, graded as if a learner wrote it, passes
+check-solutions: $(GRADE)
+	$(Q)$(GRADE) --tasks-from solutions --expect pass --werror $(GRADE_FILTER) \
+	    --json build/check-solutions.json --junit build/check-solutions.xml
+
+## check-tasks: every untouched task (generated afresh, not your copy) fails in every run, quickly
+check-tasks: $(GRADE) pristine
+	$(Q)$(GRADE) --tasks-from build/pristine --expect fail --werror $(GRADE_FILTER) \
+	    --json build/check-tasks.json --junit build/check-tasks.xml
+
+## check-hostile: broken tasks (hang, crash, flood, leftovers, ...) get the right status, nothing left running
+check-hostile: $(GRADE)
+	$(Q)bash grading/tests/check-hostile.sh
+
+## generate: (maintainers) rewrite the tasks from the solutions; differing files are backed up first
+generate: $(PRGEN)
+	$(Q)bash grading/generate.sh
+
+## doctor: what this machine has: compilers, OpenMP, MPI, CUDA, GPU, libraries, cores
+doctor:
+	$(Q)bash grading/doctor.sh
+
+## deps: install what is missing (Debian/Ubuntu as root), or print what to install
+deps:
+	$(Q)$(DEPS) install all
+
+## hint: make hint TASK=01_threads/task2
+hint: $(GRADE)
+	$(Q)if [ -z "$(TASK)" ]; then echo "usage: make hint TASK=01_threads/task2 (make grade-list shows them)" >&2; exit 2; fi
+	$(Q)$(GRADE) --hint $(TASK)
+
+## reset: make reset TASK=01_threads/task2 restores the untouched task, keeping yours as a backup
+reset: $(PRGEN)
+	$(Q)bash grading/reset.sh "$(TASK)"
+
+## list: the rooms and tasks
+list: $(GRADE)
+	$(Q)$(GRADE) --list
+
+grade-class bench:
+	@echo "make $@: not part of this version yet (see the README's roadmap)." >&2; exit 2
+
+## clean: remove build outputs (never your task files or backups)
+clean:
+	rm -rf build grading/bin
+
+help:
+	@echo "Parallel Rooms: make <target>"
+	@grep -E '^## ' Makefile | sed -e 's/^## /  /'

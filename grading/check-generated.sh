@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# check-generated.sh -- the committed tasks equal what the generator makes of the
+# committed solutions.  It reads the files from git's HEAD commit, never the working
+# copy, so a learner's edits cannot make it fail.
+set -u
+cd "$(dirname "$0")/.."
+if ! git rev-parse --verify -q HEAD >/dev/null 2>&1; then
+    echo "check-generated: SKIP: not a git checkout with a commit, so the committed tasks cannot be told apart from edited ones"
+    exit 0
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+bad=0 count=0
+committed=$(git ls-tree -r --name-only HEAD)
+for sol in $(grep -E '^solutions/[0-9][0-9]_[^/]+/task[^/]*\.(c|cu)$' <<<"$committed"); do
+    task=${sol#solutions/}
+    count=$((count + 1))
+    git show "HEAD:$sol" > "$tmp/solution"
+    if ! grading/bin/prgen "$tmp/solution" > "$tmp/generated" 2> "$tmp/err"; then
+        echo "check-generated: $sol: $(sed 's|^prgen: [^:]*:|line |' "$tmp/err")"
+        bad=1; continue
+    fi
+    if ! grep -qx "$task" <<<"$committed"; then
+        echo "check-generated: $sol has no committed task $task (run make generate and commit)"
+        bad=1; continue
+    fi
+    git show "HEAD:$task" > "$tmp/committed"
+    if ! cmp -s "$tmp/generated" "$tmp/committed"; then
+        echo "check-generated: the committed $task differs from what its solution generates:"
+        diff -u --label "$task (committed)" --label "$task (generated)" "$tmp/committed" "$tmp/generated" | head -40
+        bad=1
+    fi
+    if ! git diff --quiet HEAD -- "$sol" 2>/dev/null; then
+        echo "check-generated: note: $sol has uncommitted changes (run make generate, then commit both)"
+    fi
+done
+for task in $(grep -E '^[0-9][0-9]_[^/]+/task[^/]*\.(c|cu)$' <<<"$committed"); do
+    grep -qx "solutions/$task" <<<"$committed" || { echo "check-generated: $task has no committed solution"; bad=1; }
+done
+if [ "$count" -eq 0 ]; then
+    echo "check-generated: no committed solutions found"; exit 1
+fi
+[ $bad -eq 0 ] && echo "check-generated: all $count committed tasks equal their generated form"
+exit $bad

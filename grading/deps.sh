@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# deps.sh -- what the workbook needs, and installing it.
+#
+#   deps.sh ensure grade|test   check what that job needs; when something is missing,
+#                               install it (Debian/Ubuntu, as root) or print what to
+#                               install and exit 1
+#   deps.sh install all         install everything the rooms can use (root), or print it
+#   deps.sh check all           report only (exit 1 when something required is missing)
+set -u
+action=${1:-check}
+job=${2:-all}
+here=$(cd "$(dirname "$0")" && pwd)
+CC=${CC:-cc}
+
+missing_pkgs=()   # Debian package names
+missing_what=()   # human words
+
+need() { missing_pkgs+=("$1"); missing_what+=("$2"); }
+
+# Compiles a tiny program against a library: the real test of "installed".
+can_link() {  # header lib
+    local tmp; tmp=$(mktemp -d)
+    printf '#include <%s>\nint main(void){return 0;}\n' "$1" > "$tmp/t.c"
+    "$CC" "$tmp/t.c" -o "$tmp/t" $2 >/dev/null 2>&1
+    local rc=$?
+    rm -rf "$tmp"
+    return $rc
+}
+
+check_grade() {
+    command -v "$CC" >/dev/null 2>&1 || command -v gcc >/dev/null 2>&1 || need gcc "a C compiler (gcc)"
+    command -v make >/dev/null 2>&1 || need make "make"
+    if command -v "$CC" >/dev/null 2>&1; then
+        can_link jansson.h -ljansson || need libjansson-dev "the jansson JSON library (reports)"
+        can_link ini.h -linih || need libinih-dev "the inih INI reader (task metadata)"
+        # OpenMP comes with gcc; say so if this compiler lacks it.
+        local tmp; tmp=$(mktemp -d)
+        printf '#include <omp.h>\nint main(void){return omp_get_max_threads() > 0 ? 0 : 1;}\n' > "$tmp/o.c"
+        "$CC" -fopenmp "$tmp/o.c" -o "$tmp/o" >/dev/null 2>&1 || need libgomp1 "OpenMP support for $CC (libgomp)"
+        rm -rf "$tmp"
+    fi
+}
+
+check_test() {
+    check_grade
+    command -v git >/dev/null 2>&1 || need git "git (the generated-task check reads the committed files)"
+    if command -v "$CC" >/dev/null 2>&1; then
+        can_link CUnit/Basic.h -lcunit || need libcunit1-dev "CUnit (the grader's unit tests)"
+    fi
+}
+
+check_all() {
+    check_test
+    { command -v mpicc && command -v mpiexec; } >/dev/null 2>&1 || need "mpich libmpich-dev" "MPI (MPICH: mpicc, mpiexec) for the MPI rooms"
+}
+
+case "$job" in
+    grade) check_grade ;;
+    test) check_test ;;
+    all) check_all ;;
+    *) echo "deps.sh: unknown job '$job' (grade, test or all)" >&2; exit 2 ;;
+esac
+
+[ ${#missing_pkgs[@]} -eq 0 ] && { [ "$action" = install ] && echo "deps: everything is installed"; exit 0; }
+
+echo "deps: missing:"
+for w in "${missing_what[@]}"; do echo "  - $w"; done
+pkgs="${missing_pkgs[*]}"
+
+if [ "$action" != check ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "deps: installing with apt-get: $pkgs"
+    export DEBIAN_FRONTEND=noninteractive
+    if ! apt-get install -y -q $pkgs; then
+        apt-get update -q && apt-get install -y -q $pkgs || { echo "deps: apt-get failed" >&2; exit 1; }
+    fi
+    exit 0
+fi
+
+cat >&2 <<MSG
+deps: please install them, then run the command again:
+  Debian/Ubuntu:  sudo apt-get install $pkgs
+  Fedora/RHEL:    sudo dnf install $(echo "$pkgs" | sed -e 's/libjansson-dev/jansson-devel/; s/libinih-dev/inih-devel/; s/libcunit1-dev/CUnit-devel/; s/libmpich-dev/mpich-devel/; s/libgomp1/libgomp/')
+  a cluster:      module load gcc mpich   (names differ per site: module avail)
+MSG
+exit 1

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# doctor.sh -- what this machine offers the workbook.  Reports; changes nothing.
+set -u
+CC=${CC:-cc}
+MPICC=${MPICC:-mpicc}
+MPIEXEC=${MPIEXEC:-mpiexec}
+NVCC=${NVCC:-nvcc}
+problems=0
+
+row() { printf '  %-22s %s\n' "$1" "$2"; }
+first() { head -n1 | cut -c1-90; }
+probe_c() {  # flags... : compiles stdin-less test program from $src
+    local tmp; tmp=$(mktemp -d)
+    printf '%s\n' "$1" > "$tmp/t.c"; shift
+    "$CC" "$tmp/t.c" -o "$tmp/t" "$@" >/dev/null 2>&1 && "$tmp/t"
+    local rc=$?; rm -rf "$tmp"; return $rc
+}
+
+echo "Parallel Rooms doctor"
+echo "machine"
+row "system" "$( (. /etc/os-release 2>/dev/null && echo "$PRETTY_NAME") || uname -s) ($(uname -m))"
+row "cores" "$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN)"
+row "memory" "$(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo 2>/dev/null)"
+[ -n "${SLURM_JOB_ID:-}" ] && row "SLURM job" "$SLURM_JOB_ID (srun: $(command -v srun || echo none))"
+
+echo "C and OpenMP (rooms 01, 02)"
+if command -v "$CC" >/dev/null 2>&1; then
+    row "CC=$CC" "$("$CC" --version 2>&1 | first)"
+    omp=$(probe_c '#include <stdio.h>
+#include <omp.h>
+int main(void){printf("%d", _OPENMP);return 0;}' -fopenmp)
+    if [ -n "$omp" ]; then row "OpenMP" "yes (_OPENMP $omp)"; else row "OpenMP" "MISSING: $CC -fopenmp does not work"; problems=1; fi
+else
+    row "CC=$CC" "MISSING (make deps)"; problems=1
+fi
+for lib in "jansson.h -ljansson jansson (reports)" "ini.h -linih inih (metadata)" "CUnit/Basic.h -lcunit CUnit (make test)"; do
+    set -- $lib
+    if probe_c "#include <$1>
+int main(void){return 0;}" "$2"; then row "$3" "yes"; else row "$3" "MISSING (make deps)"; problems=1; fi
+done
+if command -v clang >/dev/null 2>&1; then row "clang" "$(clang --version | first)"; else row "clang" "not installed (optional: OpenMP race checks)"; fi
+archer=$(ls /usr/lib/llvm-*/lib/libarcher.so 2>/dev/null | tail -n1)
+row "Archer (OpenMP TSan)" "${archer:-not found (optional: libomp-dev)}"
+if command -v valgrind >/dev/null 2>&1; then row "valgrind" "$(valgrind --version)"; else row "valgrind" "not installed (optional)"; fi
+
+echo "MPI (rooms 03, 05, 06)"
+if command -v "$MPICC" >/dev/null 2>&1 && command -v "$MPIEXEC" >/dev/null 2>&1; then
+    v=$("$MPIEXEC" --version 2>&1)
+    if grep -q 'HYDRA' <<<"$v"; then flavour="MPICH $(awk '/Version:/ {print $2; exit}' <<<"$v")"
+    elif grep -qE 'Open MPI|OpenRTE' <<<"$v"; then flavour="Open MPI $(grep -oE '[0-9]+\.[0-9]+\.[0-9]+' <<<"$v" | head -n1)"
+    else flavour="unknown flavour"; fi
+    row "MPI" "$flavour ($MPICC, $MPIEXEC)"
+    row "MPICC compiles with" "$("$MPICC" -show 2>/dev/null | cut -c1-80 || "$MPICC" --showme 2>/dev/null | cut -c1-80)"
+    row "CUDA-aware MPI" "checked by room 05 (MPIX_GPU_query_support); Debian's MPICH is not"
+else
+    row "MPI" "MISSING: $MPICC / $MPIEXEC not found (make deps installs MPICH)"; problems=1
+fi
+
+echo "CUDA (rooms 04, 05, 06)"
+if command -v "$NVCC" >/dev/null 2>&1; then
+    row "nvcc" "$("$NVCC" --version | grep -i release | sed 's/.*release/release/')"
+else
+    cuda_nvcc=$(ls /usr/local/cuda*/bin/nvcc 2>/dev/null | head -n1)
+    row "nvcc" "not on PATH${cuda_nvcc:+ (found $cuda_nvcc: export PATH=$(dirname "$cuda_nvcc"):\$PATH)}"
+fi
+cuda_root=$(dirname "$(dirname "$(command -v "$NVCC" 2>/dev/null || echo /usr/local/cuda/bin/nvcc)")")
+for lib in cublas nccl; do
+    if ls "$cuda_root"/lib64/lib$lib.so* "$cuda_root"/lib/lib$lib.so* "$cuda_root"/targets/*/lib/lib$lib.so* /usr/lib/x86_64-linux-gnu/lib$lib.so* 2>/dev/null | grep -q .; then
+        row "$lib" "yes"
+    else
+        row "$lib" "not found"
+    fi
+done
+if command -v nvidia-smi >/dev/null 2>&1 && gpus=$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null) && [ -n "$gpus" ]; then
+    while IFS= read -r g; do row "GPU" "$g"; done <<<"$gpus"
+else
+    row "GPU" "none found: CUDA tasks are SKIP here (the CPU simulator is not part of this version yet)"
+fi
+echo
+if [ $problems -ne 0 ]; then
+    echo "doctor: something the workbook needs is missing: run make deps (as root), or install what is listed"
+else
+    echo "doctor: everything the CPU rooms need is here"
+fi
+exit 0

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# generate.sh -- (maintainers) rewrites every task from its solution.  A task file
+# with changes of its own (it differs from the committed copy, or there is no git)
+# is backed up to NN_room/.backups/ first: nothing a learner wrote is lost.
+set -eu
+cd "$(dirname "$0")/.."
+. grading/lib.sh
+tmp=$(mktemp)
+trap 'rm -f "$tmp"' EXIT
+for sol in $(list_solutions); do
+    task=${sol#solutions/}
+    grading/bin/prgen "$sol" > "$tmp"
+    if [ -e "$task" ] && ! cmp -s "$tmp" "$task"; then
+        if ! git rev-parse -q --verify HEAD >/dev/null 2>&1 || ! git diff --quiet HEAD -- "$task" 2>/dev/null; then
+            echo "generate: $task has its own changes: kept as $(backup_file "$task")"
+        fi
+    fi
+    if [ ! -e "$task" ] || ! cmp -s "$tmp" "$task"; then
+        cp "$tmp" "$task"
+        echo "generate: wrote $task"
+    fi
+done

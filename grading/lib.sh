@@ -1,0 +1,45 @@
+# lib.sh -- shell helpers shared by the workbook's scripts (sourced, not run).
+
+# Every reference solution, as paths relative to the workbook: solutions/NN_room/taskK.c|.cu
+list_solutions() {
+    local f
+    for f in solutions/[0-9][0-9]_*/task*.c solutions/[0-9][0-9]_*/task*.cu; do
+        [ -e "$f" ] && echo "$f"
+    done
+}
+
+# Resolves "01_threads/task2", "01/task2" or "01_threads/task2.c" to the task's
+# path (01_threads/task2.c); prints the tasks that exist and returns 2 if none matches.
+resolve_task() {
+    local want=$1 room name sol
+    if [ -z "$want" ] || [[ "$want" != */* ]]; then
+        echo "TASK must name a task, like TASK=01_threads/task2. These exist:" >&2
+        list_solutions | sed -e 's|^solutions/|  |' -e 's|\.cu$||' -e 's|\.c$||' >&2
+        return 2
+    fi
+    room=${want%%/*}; room=${room%/}
+    name=${want#*/}; name=${name%.c}; name=${name%.cu}
+    for sol in solutions/"$room"*/"$name".c solutions/"$room"*/"$name".cu; do
+        if [ -e "$sol" ]; then
+            local r=${sol#solutions/}; r=${r%%/*}
+            case "$r" in "$room"|"$room"_*) echo "${sol#solutions/}"; return 0 ;; esac
+        fi
+    done
+    echo "no task '$want'. These exist:" >&2
+    list_solutions | sed -e 's|^solutions/|  |' -e 's|\.cu$||' -e 's|\.c$||' >&2
+    return 2
+}
+
+# Copies file into ROOM/.backups/NAME.YYYYmmdd-HHMMSS (never overwriting one) and
+# prints the backup's path; fails unless the copy is byte-identical.
+backup_file() {
+    local file=$1 dir base stamp dest n=1
+    dir=$(dirname "$file")/.backups
+    base=$(basename "$file")
+    stamp=$(date +%Y%m%d-%H%M%S)
+    mkdir -p "$dir" || return 1
+    dest="$dir/$base.$stamp"
+    while [ -e "$dest" ]; do dest="$dir/$base.$stamp-$n"; n=$((n + 1)); done
+    cp -p "$file" "$dest" && cmp -s "$file" "$dest" || { echo "backup of $file failed" >&2; return 1; }
+    echo "$dest"
+}

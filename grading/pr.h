@@ -1,0 +1,266 @@
+/*
+ * pr.h -- the one small header every Parallel Rooms task includes.
+ *
+ * No need to change anything here: it is scaffolding shared by all tasks.
+ *
+ * What it gives a task:
+ *   - arguments of the form name=value, range-checked:
+ *         long n = pr_arg_long(argc, argv, "n", 1000000, 1, 100000000);
+ *         pr_args_done(argc, argv);    // rejects unknown arguments
+ *     A bad value prints one line naming the argument and its allowed range on
+ *     stderr and exits with status 2.  "help" lists the arguments.
+ *   - the output protocol the grader reads (everything else on stdout is for people):
+ *         result <name> = <integer>
+ *         result <name> = <string>
+ *         result <name> = <float> tol <relative tolerance>
+ *     printed with pr_result_int / pr_result_str / pr_result_double.
+ *   - self-checks that print the expected value beside the computed one and
+ *     remember a wrong result for the exit status: pr_check_int / pr_check_double,
+ *     then  return pr_finish();
+ *   - wall-clock timers: pr_now(), pr_best_of() (one warm-up, then the best of
+ *     several runs) and pr_print_time() (the time and the speedup beside it);
+ *   - deterministic data from a seed: pr_rng_seed(), pr_rng_next(), pr_rng_range(),
+ *     pr_rng_double().
+ *
+ * Everything is static so the header needs no separate library.
+ */
+#ifndef PARALLEL_ROOMS_PR_H
+#define PARALLEL_ROOMS_PR_H
+
+/* clock_gettime and friends under -std=c11; include pr.h before other headers. */
+#if !defined(_POSIX_C_SOURCE) && !defined(_GNU_SOURCE)
+#define _POSIX_C_SOURCE 200809L
+#endif
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#if defined(__GNUC__)
+#define PR_UNUSED __attribute__((unused))
+#else
+#define PR_UNUSED
+#endif
+
+/* ------------------------------------------------------------------------- */
+/* Arguments: name=value                                                      */
+/* ------------------------------------------------------------------------- */
+
+#define PR_MAX_ARGS 64
+
+/* What the program declared so far, for "help" and for unknown-argument errors. */
+static struct {
+    const char *name[PR_MAX_ARGS];
+    long long lo[PR_MAX_ARGS], hi[PR_MAX_ARGS], dflt[PR_MAX_ARGS];
+    int count;
+    unsigned char used[PR_MAX_ARGS]; /* argv[i] consumed (index i, 1..) */
+} pr_args PR_UNUSED;
+
+static const char *pr_program_name(const char *argv0)
+{
+    const char *slash = strrchr(argv0, '/');
+    return slash ? slash + 1 : argv0;
+}
+
+/* Returns the value of argument `name` (given as name=value), or `dflt` when it is
+ * absent.  A value that is not an integer in [lo, hi] ends the program with status 2. */
+static PR_UNUSED long long pr_arg_long(int argc, char **argv, const char *name,
+                                       long long dflt, long long lo, long long hi)
+{
+    size_t len = strlen(name);
+    long long value = dflt;
+    if (pr_args.count < PR_MAX_ARGS) {
+        int k = pr_args.count++;
+        pr_args.name[k] = name;
+        pr_args.lo[k] = lo;
+        pr_args.hi[k] = hi;
+        pr_args.dflt[k] = dflt;
+    }
+    for (int i = 1; i < argc && i < PR_MAX_ARGS; i++) {
+        if (strncmp(argv[i], name, len) != 0 || argv[i][len] != '=')
+            continue;
+        const char *text = argv[i] + len + 1;
+        char *end = NULL;
+        errno = 0;
+        long long parsed = strtoll(text, &end, 10);
+        if (errno != 0 || end == text || *end != '\0' || parsed < lo || parsed > hi) {
+            fprintf(stderr, "%s: bad argument %s=%s: %s must be an integer from %lld to %lld\n",
+                    pr_program_name(argv[0]), name, text, name, lo, hi);
+            exit(2);
+        }
+        value = parsed;
+        pr_args.used[i] = 1;
+    }
+    return value;
+}
+
+/* Call after the last pr_arg_long: rejects anything not declared (exit 2) and
+ * answers "help" / "--help" with the list of arguments (exit 0). */
+static PR_UNUSED void pr_args_done(int argc, char **argv)
+{
+    const char *prog = pr_program_name(argv[0]);
+    for (int i = 1; i < argc; i++) {
+        if (i < PR_MAX_ARGS && pr_args.used[i])
+            continue;
+        int help = strcmp(argv[i], "help") == 0 || strcmp(argv[i], "--help") == 0 ||
+                   strcmp(argv[i], "-h") == 0;
+        FILE *out = help ? stdout : stderr;
+        if (!help)
+            fprintf(out, "%s: unknown argument '%s' (allowed:", prog, argv[i]);
+        else
+            fprintf(out, "usage: %s [name=value ...]\narguments:", prog);
+        for (int k = 0; k < pr_args.count; k++) {
+            if (help)
+                fprintf(out, "\n  %s=<%lld..%lld>  (default %lld)", pr_args.name[k],
+                        pr_args.lo[k], pr_args.hi[k], pr_args.dflt[k]);
+            else
+                fprintf(out, " %s=<%lld..%lld>", pr_args.name[k], pr_args.lo[k], pr_args.hi[k]);
+        }
+        fprintf(out, help ? "\n" : ")\n");
+        exit(help ? 0 : 2);
+    }
+}
+
+/* ------------------------------------------------------------------------- */
+/* Output protocol: the lines the grader reads                               */
+/* ------------------------------------------------------------------------- */
+
+static PR_UNUSED void pr_result_int(const char *name, long long value)
+{
+    printf("result %s = %lld\n", name, value);
+}
+
+static PR_UNUSED void pr_result_str(const char *name, const char *value)
+{
+    printf("result %s = %s\n", name, value);
+}
+
+/* rel_tol: the grader accepts |got - expected| <= rel_tol * max(1, |expected|). */
+static PR_UNUSED void pr_result_double(const char *name, double value, double rel_tol)
+{
+    printf("result %s = %.17g tol %g\n", name, value, rel_tol);
+}
+
+/* ------------------------------------------------------------------------- */
+/* Self-checks: the expected value beside the computed one                    */
+/* ------------------------------------------------------------------------- */
+
+static int pr_wrong_results PR_UNUSED = 0;
+
+static PR_UNUSED int pr_check_int(const char *what, long long got, long long expected)
+{
+    int ok = got == expected;
+    printf("  %-28s got %-20lld expected %-20lld %s\n", what, got, expected, ok ? "ok" : "WRONG");
+    if (!ok)
+        pr_wrong_results++;
+    return ok;
+}
+
+static PR_UNUSED int pr_close_enough(double got, double expected, double rel_tol)
+{
+    double scale = fabs(expected) > 1.0 ? fabs(expected) : 1.0;
+    return fabs(got - expected) <= rel_tol * scale; /* false for NaN, as it should be */
+}
+
+static PR_UNUSED int pr_check_double(const char *what, double got, double expected, double rel_tol)
+{
+    int ok = pr_close_enough(got, expected, rel_tol);
+    printf("  %-28s got %-20.10g expected %-20.10g %s\n", what, got, expected, ok ? "ok" : "WRONG");
+    if (!ok)
+        pr_wrong_results++;
+    return ok;
+}
+
+/* The exit status: 0 when every check passed, 1 otherwise. */
+static PR_UNUSED int pr_finish(void)
+{
+    if (pr_wrong_results > 0)
+        printf("verdict: %d wrong result%s\n", pr_wrong_results, pr_wrong_results == 1 ? "" : "s");
+    else
+        printf("verdict: all results correct\n");
+    fflush(stdout);
+    return pr_wrong_results > 0 ? 1 : 0;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Timers                                                                     */
+/* ------------------------------------------------------------------------- */
+
+/* Wall-clock seconds from an arbitrary fixed point (a monotonic clock: never jumps). */
+static PR_UNUSED double pr_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Runs fn(ctx) once to warm up (page faults, caches, thread start-up), then
+ * `reps` more times, and returns the best (smallest) time in seconds. */
+static PR_UNUSED double pr_best_of(int reps, void (*fn)(void *), void *ctx)
+{
+    double best = INFINITY;
+    fn(ctx);
+    for (int r = 0; r < reps; r++) {
+        double start = pr_now();
+        fn(ctx);
+        double elapsed = pr_now() - start;
+        if (elapsed < best)
+            best = elapsed;
+    }
+    return best;
+}
+
+/* Prints a time and, when a baseline is given (> 0), the speedup beside it. */
+static PR_UNUSED void pr_print_time(const char *what, double seconds, double baseline_seconds,
+                                    const char *baseline_name)
+{
+    printf("  time %-23s %10.6f s", what, seconds);
+    if (baseline_seconds > 0 && seconds > 0)
+        printf("   (%.2fx speedup vs %s)", baseline_seconds / seconds, baseline_name);
+    printf("\n");
+}
+
+/* ------------------------------------------------------------------------- */
+/* Deterministic data from a seed (splitmix64: small, fast, good enough)      */
+/* ------------------------------------------------------------------------- */
+
+typedef struct {
+    uint64_t state;
+} pr_rng;
+
+/* `stream` lets different arrays (or threads, or ranks) draw independent sequences. */
+static PR_UNUSED pr_rng pr_rng_seed(uint64_t seed, uint64_t stream)
+{
+    pr_rng rng = { seed * 0x9E3779B97F4A7C15ULL + stream * 0xD1B54A32D192ED03ULL + 1 };
+    return rng;
+}
+
+static PR_UNUSED uint64_t pr_rng_next(pr_rng *rng)
+{
+    uint64_t z = (rng->state += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+/* A whole number in [lo, hi]. */
+static PR_UNUSED long long pr_rng_range(pr_rng *rng, long long lo, long long hi)
+{
+    uint64_t span = (uint64_t)(hi - lo) + 1;
+    return lo + (long long)(span ? pr_rng_next(rng) % span : pr_rng_next(rng));
+}
+
+/* A double in [lo, hi). */
+static PR_UNUSED double pr_rng_double(pr_rng *rng, double lo, double hi)
+{
+    double unit = (double)(pr_rng_next(rng) >> 11) * (1.0 / 9007199254740992.0);
+    return lo + (hi - lo) * unit;
+}
+
+#endif /* PARALLEL_ROOMS_PR_H */

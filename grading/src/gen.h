@@ -1,0 +1,24 @@
+/* gen.h -- the task generator: a solution file in, the learner's task out.
+ *
+ * Marker lines in a solution (leading whitespace allowed, nothing after them):
+ *   //@ solution {        starts a solution block: its lines are left out of the task
+ *   //@ }                 ends the block
+ *   //@ placeholder: CODE the task gets CODE here (at the marker's indentation)
+ *   //@ any other text    the task gets "// any other text" (the TODO text)
+ * Everything else is copied unchanged.
+ */
+#ifndef PR_GEN_H
+#define PR_GEN_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* Writes the task generated from `in` (named `name` in messages) to `out`.
+ * Returns 0, or -1 with a "name:line: what is wrong" message in err. */
+int gen_task(FILE *in, const char *name, FILE *out, char *err, size_t errlen);
+
+/* The same for a file: reads solution_path, writes task_path (via a temp file and
+ * rename, so a half-written task never replaces a good one). */
+int gen_task_file(const char *solution_path, const char *task_path, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,262 @@
+/* grader.c -- see grader.h. */
+#define _GNU_SOURCE
+#include "grader.h"
+#include "results.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BUILD_TIMEOUT 120.0
+#define BUILD_OUTPUT_CAP (256 * 1024)
+#define ERROR_LINES 20
+
+/* Runs cmd in a fresh scratch folder (removed afterwards). */
+static void run_in_scratch(const grade_context *ctx, strlist *cmd, strlist *env, double timeout,
+                           size_t cap, run_result *res)
+{
+    const char *tmp = getenv("TMPDIR");
+    char *scratch = xasprintf("%s/pr-run-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(scratch)) {
+        free(scratch);
+        scratch = NULL;
+    }
+    run_request req = { sl_argv(cmd), env ? sl_argv(env) : NULL, scratch, timeout, 1.0, cap };
+    run_process(&req, res);
+    if (scratch) {
+        remove_tree(scratch);
+        free(scratch);
+    }
+    (void)ctx;
+}
+
+/* Compiles source into exe; returns NULL, or the reason it failed (new string). */
+static char *build(const grade_context *ctx, const task_meta *task, const char *source, const char *exe)
+{
+    if (!file_exists(source))
+        return xasprintf("%s: no such file", source);
+    char *dir = xstrdup(exe);
+    *strrchr(dir, '/') = '\0';
+    make_dirs(dir);
+    free(dir);
+    strlist cmd = { 0 };
+    build_command(ctx->tc, task, source, exe, &cmd);
+    run_result res;
+    run_in_scratch(ctx, &cmd, NULL, BUILD_TIMEOUT * ctx->timeout_scale, BUILD_OUTPUT_CAP, &res);
+    char *failure = NULL;
+    if (res.outcome != RUN_EXITED || res.exit_code != 0) {
+        char *how = run_describe(&res, BUILD_TIMEOUT * ctx->timeout_scale);
+        const char *text = res.err_len ? res.err : res.out;
+        char *head = first_lines(text, ERROR_LINES, 4000);
+        failure = xasprintf("%s failed (%s):\n%s", cmd.items[0], how, head);
+        free(head);
+        free(how);
+    }
+    run_result_free(&res);
+    sl_free(&cmd);
+    return failure;
+}
+
+grade_status judge_run(const run_result *task_run, double timeout, const result_set *expected, char **message)
+{
+    *message = NULL;
+    switch (task_run->outcome) {
+    case RUN_TIMEOUT:
+        *message = run_describe(task_run, timeout);
+        return ST_TIMEOUT;
+    case RUN_SIGNALED:
+        *message = run_describe(task_run, timeout);
+        return ST_CRASH;
+    case RUN_OUTPUT_LIMIT:
+    case RUN_START_FAILED:
+    case RUN_INTERRUPTED:
+        *message = run_describe(task_run, timeout);
+        return ST_FAIL;
+    case RUN_EXITED:
+        break;
+    }
+    strbuf why = { 0 };
+    result_set got = { 0 };
+    char parse_err[300] = "";
+    int parsed = results_parse(task_run->out, &got, parse_err, sizeof parse_err) == 0;
+    if (!parsed)
+        sb_printf(&why, "%s", parse_err);
+    char *diff = NULL;
+    if (parsed && expected && results_compare(expected, &got, &diff) > 0)
+        sb_printf(&why, "%s%s", why.len ? "\n" : "", diff);
+    free(diff);
+    results_free(&got);
+    if (task_run->exit_code == 2) {
+        char *line = first_lines(task_run->err_len ? task_run->err : task_run->out, 1, 300);
+        sb_printf(&why, "%sexited with status 2 (bad arguments): %s", why.len ? "\n" : "", line);
+        free(line);
+    } else if (task_run->exit_code != 0) {
+        sb_printf(&why, "%sexited with status %d (its own check failed)", why.len ? "\n" : "",
+                  task_run->exit_code);
+    }
+    if (task_run->leftovers > 0)
+        sb_printf(&why, "%sleft %d process%s running after it ended (killed by the grader)", why.len ? "\n" : "",
+                  task_run->leftovers, task_run->leftovers == 1 ? "" : "es");
+    if (why.len == 0)
+        return ST_PASS;
+    *message = why.data;
+    return ST_FAIL;
+}
+
+/* Keeps the full output of a failing run under build/logs/. */
+static char *write_log(const grade_context *ctx, const task_meta *task, const char *config, strlist *cmd,
+                       const run_result *res, const char *why, const result_set *expected)
+{
+    strbuf sb = { 0 };
+    sb_printf(&sb, "task:    %s\nconfig:  %s\ncommand:", task->id, config);
+    for (int i = 0; i < cmd->count; i++)
+        sb_printf(&sb, " %s", cmd->items[i]);
+    sb_printf(&sb, "\nseconds: %.3f\nverdict: %s\n", res->seconds, why ? why : "");
+    if (expected) {
+        sb_printf(&sb, "\n--- the reference's result lines ---\n");
+        for (int i = 0; i < expected->count; i++)
+            sb_printf(&sb, "result %s = %s%s\n", expected->items[i].name, expected->items[i].value,
+                      expected->items[i].has_tol ? " (tolerance declared)" : "");
+    }
+    sb_printf(&sb, "\n--- stdout ---\n%s\n--- stderr ---\n%s\n", res->out, res->err);
+    char *path = xasprintf("%s/logs/%s.log", ctx->build_dir, task->id);
+    if (write_file(path, sb.data, sb.len) != 0) {
+        free(path);
+        path = NULL;
+    }
+    sb_free(&sb);
+    return path;
+}
+
+static char *with_config(const char *message, const char *config)
+{
+    return xasprintf("[%s] %s", config, message ? message : "");
+}
+
+void grade_task(const grade_context *ctx, const task_meta *task, int index, int total, task_report *tr)
+{
+    memset(tr, 0, sizeof *tr);
+    tr->meta = task;
+    tr->mode = toolchain_mode(ctx->tc, task);
+    double start = now_seconds();
+    term_task_start(index, total, task);
+
+    tr->nruns = task->nconfigs;
+    tr->runs = xmalloc((size_t)tr->nruns * sizeof *tr->runs);
+    memset(tr->runs, 0, (size_t)tr->nruns * sizeof *tr->runs);
+    for (int c = 0; c < tr->nruns; c++)
+        tr->runs[c].config = xstrdup(task->configs[c].label);
+
+    char *skip = toolchain_skip_reason(ctx->tc, task);
+    if (skip) {
+        tr->status = ST_SKIP;
+        tr->message = skip;
+        tr->seconds = now_seconds() - start;
+        term_task_done(index, total, tr);
+        return;
+    }
+    char *ref_src = xasprintf("%s/solutions/%s/%s", ctx->root, task->room, task->source);
+    char *task_src = xasprintf("%s/%s/%s", ctx->tasks_from, task->room, task->source);
+    char *ref_exe = xasprintf("%s/bin/ref/%s", ctx->build_dir, task->id);
+    char *task_exe = xasprintf("%s/bin/task/%s", ctx->build_dir, task->id);
+    char *failure = build(ctx, task, task_src, task_exe);
+    if (failure) {
+        tr->status = ST_BUILD_ERROR;
+        tr->message = failure;
+    } else if ((failure = build(ctx, task, ref_src, ref_exe)) != NULL) {
+        tr->status = ST_BUILD_ERROR;
+        tr->message = xasprintf("the reference solution does not build (a bug in the workbook):\n%s", failure);
+        free(failure);
+    }
+    double timeout = task->timeout * ctx->timeout_scale;
+    grade_status worst = ST_PASS;
+    for (int c = 0; tr->status != ST_BUILD_ERROR && c < task->nconfigs; c++) {
+        const run_config *cfg = &task->configs[c];
+        run_report *rr = &tr->runs[c];
+        if (runner_interrupted() || (worst == ST_TIMEOUT && ctx->stop_after_timeout)) {
+            rr->message = xstrdup(runner_interrupted() ? "not run: interrupted" : "not run: an earlier run timed out");
+            continue;
+        }
+        term_run_progress(task, c + 1, task->nconfigs, cfg->label);
+
+        /* The reference first: its result lines are what the task must print. */
+        strlist cmd = { 0 }, env = { 0 };
+        launch_command(ctx->tc, task, cfg, ref_exe, &cmd, &env);
+        run_result ref;
+        run_in_scratch(ctx, &cmd, &env, timeout, ctx->output_cap, &ref);
+        sl_free(&cmd);
+        sl_free(&env);
+        result_set expected = { 0 };
+        char parse_err[300] = "";
+        int ref_ok = ref.outcome == RUN_EXITED && ref.exit_code == 0 && ref.leftovers == 0 &&
+                     results_parse(ref.out, &expected, parse_err, sizeof parse_err) == 0 && expected.count > 0;
+        if (!ref_ok) {
+            char *how = run_describe(&ref, timeout);
+            rr->ran = 1;
+            rr->status = ST_FAIL;
+            rr->message = xasprintf("the reference solution failed here (a bug in the workbook): %s%s%s", how,
+                                    parse_err[0] ? "; " : "", parse_err);
+            free(how);
+            run_result_free(&ref);
+            results_free(&expected);
+            if (worst < ST_FAIL)
+                worst = ST_FAIL;
+            continue;
+        }
+        run_result_free(&ref);
+
+        launch_command(ctx->tc, task, cfg, task_exe, &cmd, &env);
+        run_result res;
+        run_in_scratch(ctx, &cmd, &env, timeout, ctx->output_cap, &res);
+        rr->ran = res.outcome != RUN_INTERRUPTED;
+        rr->seconds = res.seconds;
+        rr->status = judge_run(&res, timeout, &expected, &rr->message);
+        if (rr->status != ST_PASS && !tr->log_path)
+            tr->log_path = write_log(ctx, task, cfg->label, &cmd, &res, rr->message, &expected);
+        if (rr->status > worst)
+            worst = rr->status;
+        run_result_free(&res);
+        results_free(&expected);
+        sl_free(&cmd);
+        sl_free(&env);
+    }
+    if (tr->status != ST_BUILD_ERROR) {
+        tr->status = worst;
+        int not_run = 0;
+        for (int c = 0; c < tr->nruns; c++)
+            not_run += !tr->runs[c].ran;
+        /* Never PASS what did not run. */
+        if (tr->status == ST_PASS && not_run > 0) {
+            tr->status = ST_FAIL;
+            tr->message = xasprintf("%d of %d runs did not happen (interrupted)", not_run, tr->nruns);
+        }
+        /* The message of the first run with the task's (worst) status. */
+        for (int c = 0; c < tr->nruns && !tr->message; c++)
+            if (tr->runs[c].ran && tr->runs[c].status == tr->status && tr->runs[c].message)
+                tr->message = with_config(tr->runs[c].message, tr->runs[c].config);
+        if (tr->status != ST_PASS) {
+            int failed = 0;
+            for (int c = 0; c < tr->nruns; c++)
+                failed += tr->runs[c].ran && tr->runs[c].status != ST_PASS;
+            char *more = xasprintf("%s\n(%d of %d runs did not pass)", tr->message ? tr->message : "", failed,
+                                   tr->nruns);
+            free(tr->message);
+            tr->message = more;
+        }
+    }
+    free(ref_src), free(task_src), free(ref_exe), free(task_exe);
+    tr->seconds = now_seconds() - start;
+    term_task_done(index, total, tr);
+}
+
+void task_report_free(task_report *tr)
+{
+    for (int i = 0; i < tr->nruns; i++) {
+        free(tr->runs[i].config);
+        free(tr->runs[i].message);
+    }
+    free(tr->runs);
+    free(tr->message);
+    free(tr->log_path);
+}

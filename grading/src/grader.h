@@ -1,0 +1,32 @@
+/* grader.h -- grading one task: build both sides, run every configuration,
+ * compare the task's result lines with the reference's. */
+#ifndef PR_GRADER_H
+#define PR_GRADER_H
+
+#include "meta.h"
+#include "results.h"
+#include "report.h"
+#include "runner.h"
+#include "toolchain.h"
+
+typedef struct {
+    const char *root;        /* absolute path of the workbook */
+    const char *tasks_from;  /* absolute folder holding NN_room/taskK.c for the task side */
+    const char *build_dir;   /* absolute path of build/ */
+    const toolchain *tc;
+    double timeout_scale;    /* GRADE_TIMEOUT_SCALE */
+    size_t output_cap;       /* bytes of output kept per run */
+    int stop_after_timeout;  /* skip a task's remaining runs after a TIMEOUT */
+} grade_context;
+
+/* Grades one task into tr (index/total are for the progress display). */
+void grade_task(const grade_context *ctx, const task_meta *task, int index, int total, task_report *tr);
+void task_report_free(task_report *tr);
+
+/* The status a finished run of the task deserves, given the reference's results
+ * (NULL when the reference itself failed).  *message gets a new string or NULL.
+ * Exposed for the unit tests. */
+grade_status judge_run(const run_result *task_run, double timeout, const result_set *expected,
+                       char **message);
+
+#endif

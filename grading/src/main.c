@@ -1,0 +1,269 @@
+/* grade -- the Parallel Rooms grader's command line.
+ *
+ * Builds each selected task and its reference solution, runs both in every
+ * configuration the room's tasks.ini declares, compares their result lines, and
+ * reports on the terminal, in build/grade-report.json and in JUnit XML.
+ * Exit status: 0 every graded task passed or was skipped; 1 otherwise; 2 usage. */
+#define _GNU_SOURCE
+#include "grader.h"
+#include "meta.h"
+#include "report.h"
+#include "runner.h"
+#include "toolchain.h"
+#include "util.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void usage(FILE *f)
+{
+    fputs("usage: grade [options]\n"
+          "  --room NN            grade one room (01 or 01_threads)\n"
+          "  --task NN_room/taskK grade one task\n"
+          "  --tasks-from DIR     take the task files from DIR/NN_room/ (default: the workbook)\n"
+          "  --expect pass|fail   check mode for maintainers: exit 0 only if every graded task\n"
+          "                       (and, for fail, every run) ended with that status (or SKIP)\n"
+          "  --werror             compile with warnings as errors\n"
+          "  --json FILE          JSON report (default build/grade-report.json)\n"
+          "  --junit FILE         JUnit XML report (default build/grade-report.xml)\n"
+          "  --root DIR           the workbook (default .)\n"
+          "  --list               list rooms and tasks, and exit\n"
+          "  --hint TASK          print a task's hint, and exit\n"
+          "  --quiet              no progress lines\n"
+          "environment: GRADE_TIMEOUT_SCALE (multiplies every timeout), GRADE_OUTPUT_LIMIT (bytes kept\n"
+          "  per run), CC, MPICC, MPIEXEC, MPIEXEC_FLAGS, NVCC, CUDA_ARCH, GRADE_CFLAGS, NO_COLOR\n",
+          f);
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fputs("grade: ", stderr);
+    fprintf(stderr, fmt, arg);
+    fputs("\n", stderr);
+    return 2;
+}
+
+/* Prints the rooms and tasks that exist (for errors and --list). */
+static void list_workbook(FILE *f, const workbook *wb)
+{
+    for (int r = 0; r < wb->nrooms; r++) {
+        fprintf(f, "  %s -- %s\n", wb->rooms[r].dir, wb->rooms[r].title);
+        for (int i = 0; i < wb->rooms[r].ntasks; i++)
+            fprintf(f, "    %-22s %s\n", wb->rooms[r].tasks[i].id, wb->rooms[r].tasks[i].title);
+    }
+}
+
+/* "01", "1", "01_threads", "01_threads/" all name room 01_threads. */
+static int room_matches(const room_meta *room, const char *want)
+{
+    size_t n = strlen(want);
+    while (n > 0 && want[n - 1] == '/')
+        n--;
+    if (strlen(room->dir) == n && strncmp(room->dir, want, n) == 0)
+        return 1;
+    char *end = NULL;
+    long number = strtol(want, &end, 10);
+    return end != want && (size_t)(end - want) == n && number == strtol(room->dir, NULL, 10);
+}
+
+/* "01_threads/task2", "01/task2", "01_threads/task2.c" all name that task. */
+static int task_matches(const room_meta *room, const task_meta *task, const char *want)
+{
+    const char *slash = strchr(want, '/');
+    if (!slash)
+        return 0;
+    char *room_part = xstrndup(want, (size_t)(slash - want));
+    int ok = room_matches(room, room_part);
+    free(room_part);
+    const char *name = slash + 1;
+    size_t n = strcspn(name, ".");
+    return ok && strlen(task->name) == n && strncmp(task->name, name, n) == 0;
+}
+
+static double timeout_scale_from_env(int *bad)
+{
+    const char *text = getenv("GRADE_TIMEOUT_SCALE");
+    *bad = 0;
+    if (!text || !*text)
+        return 1.0;
+    char *end = NULL;
+    double scale = strtod(text, &end);
+    if (end == text || *end != '\0' || !(scale > 0 && scale <= 100)) {
+        *bad = 1;
+        return 1.0;
+    }
+    return scale;
+}
+
+int main(int argc, char **argv)
+{
+    const char *room_filter = NULL, *task_filter = NULL, *tasks_from = NULL, *expect = NULL;
+    const char *json_path = "build/grade-report.json", *junit_path = "build/grade-report.xml";
+    const char *root_arg = ".", *hint_task = NULL;
+    int werror = 0, list_only = 0, quiet = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int has_value = i + 1 < argc;
+#define VALUE_OPTION(flag, var)                                                                       \
+    if (strcmp(a, flag) == 0) {                                                                       \
+        if (!has_value)                                                                               \
+            return usage_error("%s needs a value (see grade --help)", flag);                         \
+        var = argv[++i];                                                                              \
+        continue;                                                                                     \
+    }
+        VALUE_OPTION("--room", room_filter)
+        VALUE_OPTION("--task", task_filter)
+        VALUE_OPTION("--tasks-from", tasks_from)
+        VALUE_OPTION("--expect", expect)
+        VALUE_OPTION("--json", json_path)
+        VALUE_OPTION("--junit", junit_path)
+        VALUE_OPTION("--root", root_arg)
+        VALUE_OPTION("--hint", hint_task)
+#undef VALUE_OPTION
+        if (strcmp(a, "--werror") == 0)
+            werror = 1;
+        else if (strcmp(a, "--list") == 0)
+            list_only = 1;
+        else if (strcmp(a, "--quiet") == 0)
+            quiet = 1;
+        else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
+            return 0;
+        } else
+            return usage_error("unknown option '%s' (see grade --help)", a);
+    }
+    if (expect && strcmp(expect, "pass") != 0 && strcmp(expect, "fail") != 0)
+        return usage_error("--expect must be pass or fail, not '%s'", expect);
+    int bad_scale = 0;
+    double scale = timeout_scale_from_env(&bad_scale);
+    if (bad_scale)
+        return usage_error("GRADE_TIMEOUT_SCALE=%s: must be a number greater than 0 and at most 100",
+                           getenv("GRADE_TIMEOUT_SCALE"));
+    size_t output_cap = 1024 * 1024;
+    const char *cap_text = getenv("GRADE_OUTPUT_LIMIT");
+    if (cap_text && *cap_text) {
+        char *end = NULL;
+        long long cap = strtoll(cap_text, &end, 10);
+        if (end == cap_text || *end != '\0' || cap < 1024 || cap > 1024LL * 1024 * 1024)
+            return usage_error("GRADE_OUTPUT_LIMIT=%s: must be a byte count from 1024 to 1073741824", cap_text);
+        output_cap = (size_t)cap;
+    }
+
+    char root[PATH_MAX];
+    if (!realpath(root_arg, root))
+        return usage_error("--root %s: no such folder", root_arg);
+    workbook wb;
+    char err[600];
+    if (workbook_load(root, &wb, err, sizeof err) != 0) {
+        fprintf(stderr, "grade: %s\n", err);
+        return 2;
+    }
+    if (wb.nrooms == 0) {
+        fprintf(stderr, "grade: no rooms (NN_name/tasks.ini) under %s\n", root);
+        return 2;
+    }
+    if (list_only) {
+        list_workbook(stdout, &wb);
+        return 0;
+    }
+
+    /* Select the tasks. */
+    const task_meta **selected = NULL;
+    int nselected = 0, room_seen = 0;
+    for (int r = 0; r < wb.nrooms; r++) {
+        const room_meta *room = &wb.rooms[r];
+        if (room_filter && !room_matches(room, room_filter))
+            continue;
+        room_seen = 1;
+        for (int i = 0; i < room->ntasks; i++) {
+            const char *want = hint_task ? hint_task : task_filter;
+            if (want && !task_matches(room, &room->tasks[i], want))
+                continue;
+            selected = xrealloc(selected, (size_t)(nselected + 1) * sizeof *selected);
+            selected[nselected++] = &room->tasks[i];
+        }
+    }
+    if ((room_filter && !room_seen) || nselected == 0) {
+        const char *what = hint_task ? hint_task : task_filter ? task_filter : room_filter;
+        fprintf(stderr, "grade: no %s '%s'. These exist:\n", task_filter || hint_task ? "task" : "room",
+                what ? what : "");
+        list_workbook(stderr, &wb);
+        return 2;
+    }
+    if (hint_task) {
+        printf("%s -- %s\nhint: %s\n", selected[0]->id, selected[0]->title, selected[0]->hint);
+        printf("lesson: %s/README.md\n", selected[0]->room);
+        return 0;
+    }
+
+    char tasks_root[PATH_MAX];
+    if (!realpath(tasks_from ? tasks_from : root, tasks_root))
+        return usage_error("--tasks-from %s: no such folder", tasks_from);
+    char *build_dir = xasprintf("%s/build", root);
+    make_dirs(build_dir);
+    if (runner_init() != 0)
+        fprintf(stderr, "grade: warning: could not become a child subreaper; detached leftovers may escape\n");
+
+    toolchain tc;
+    toolchain_detect(&tc, root);
+    tc.werror = werror;
+    term_init(quiet);
+    grade_context ctx = { root, tasks_root, build_dir, &tc, scale, output_cap, 1 };
+    grade_report rep = { xmalloc((size_t)nselected * sizeof(task_report)), 0, 0, &tc };
+    double start = now_seconds();
+    if (!quiet)
+        printf("grading %d task%s (%d cores, MPI: %s, GPU: %s)\n", nselected, nselected == 1 ? "" : "s",
+               tc.cores, tc.mpi_version, tc.have_gpu ? tc.gpu_name : "none");
+    for (int i = 0; i < nselected && !runner_interrupted(); i++) {
+        grade_task(&ctx, selected[i], i + 1, nselected, &rep.tasks[i]);
+        rep.ntasks++;
+    }
+    rep.seconds = now_seconds() - start;
+    term_summary(&rep, &wb, json_path, junit_path);
+    if (report_write_json(&rep, json_path) != 0)
+        fprintf(stderr, "grade: could not write %s\n", json_path);
+    if (report_write_junit(&rep, junit_path) != 0)
+        fprintf(stderr, "grade: could not write %s\n", junit_path);
+
+    int exit_code = 0;
+    for (int i = 0; i < rep.ntasks; i++) {
+        const task_report *tr = &rep.tasks[i];
+        if (!expect) {
+            if (tr->status != ST_PASS && tr->status != ST_SKIP)
+                exit_code = 1;
+        } else if (strcmp(expect, "pass") == 0) {
+            if (tr->status != ST_PASS && tr->status != ST_SKIP) {
+                printf("check: %s should PASS but is %s\n", tr->meta->id, status_name(tr->status));
+                exit_code = 1;
+            }
+        } else if (tr->status != ST_SKIP) {
+            if (tr->status != ST_FAIL) {
+                printf("check: the untouched %s should FAIL but is %s\n", tr->meta->id, status_name(tr->status));
+                exit_code = 1;
+            }
+            for (int c = 0; c < tr->nruns; c++)
+                if (tr->runs[c].ran && tr->runs[c].status == ST_PASS) {
+                    printf("check: the untouched %s passes in [%s]: its placeholder must fail in every run\n",
+                           tr->meta->id, tr->runs[c].config);
+                    exit_code = 1;
+                }
+        }
+    }
+    if (rep.ntasks < nselected) {
+        printf("grade: interrupted after %d of %d tasks\n", rep.ntasks, nselected);
+        exit_code = 130;
+    }
+    if (expect && exit_code == 0)
+        printf("check: every task %s as expected\n", strcmp(expect, "pass") == 0 ? "passes" : "fails");
+    for (int i = 0; i < rep.ntasks; i++)
+        task_report_free(&rep.tasks[i]);
+    free(rep.tasks);
+    free(selected);
+    free(build_dir);
+    toolchain_free(&tc);
+    workbook_free(&wb);
+    return exit_code;
+}

@@ -1,0 +1,351 @@
+/* meta.c -- see meta.h. */
+#define _GNU_SOURCE
+#include "meta.h"
+#include "util.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <ini.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const known_kinds[] = { "c", "pthreads", "openmp", "processes", "mpi",
+                                    "cuda", "cuda_mpi", "nccl", NULL };
+
+#define MAX_CONFIGS 256
+
+static int kind_is_known(const char *kind)
+{
+    for (int i = 0; known_kinds[i]; i++)
+        if (strcmp(known_kinds[i], kind) == 0)
+            return 1;
+    return 0;
+}
+
+static void config_free(run_config *cfg)
+{
+    free(cfg->label);
+    for (int i = 0; i < cfg->nkeys; i++) {
+        free(cfg->keys[i]);
+        free(cfg->values[i]);
+    }
+    free(cfg->keys);
+    free(cfg->values);
+}
+
+const char *config_get(const run_config *cfg, const char *key)
+{
+    for (int i = 0; i < cfg->nkeys; i++)
+        if (strcmp(cfg->keys[i], key) == 0)
+            return cfg->values[i];
+    return NULL;
+}
+
+static int valid_key(const char *s, size_t n)
+{
+    if (n == 0 || !(isalpha((unsigned char)s[0]) || s[0] == '_'))
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!(isalnum((unsigned char)s[i]) || s[i] == '_'))
+            return 0;
+    return 1;
+}
+
+int expand_runs(const char *spec, run_config **configs, int *nconfigs, char *err, size_t errlen)
+{
+    strlist words = { 0 };
+    sl_split_words(&words, spec);
+    if (words.count == 0) {
+        snprintf(err, errlen, "empty runs line");
+        sl_free(&words);
+        return -1;
+    }
+    int nkeys = words.count;
+    char **keys = xmalloc((size_t)nkeys * sizeof *keys);
+    strlist *values = xmalloc((size_t)nkeys * sizeof *values);
+    memset(values, 0, (size_t)nkeys * sizeof *values);
+    int status = 0;
+    long total = 1;
+    for (int k = 0; k < nkeys; k++) {
+        const char *word = words.items[k];
+        const char *eq = strchr(word, '=');
+        keys[k] = NULL;
+        if (!eq || !valid_key(word, (size_t)(eq - word))) {
+            snprintf(err, errlen, "runs: '%s' is not key=value[,value...]", word);
+            status = -1;
+            nkeys = k;
+            break;
+        }
+        keys[k] = xstrndup(word, (size_t)(eq - word));
+        for (int j = 0; j < k; j++)
+            if (strcmp(keys[j], keys[k]) == 0) {
+                snprintf(err, errlen, "runs: key '%s' given twice", keys[k]);
+                status = -1;
+            }
+        const char *p = eq + 1;
+        for (;;) {
+            size_t n = strcspn(p, ",");
+            if (n == 0) {
+                snprintf(err, errlen, "runs: '%s' has an empty value", word);
+                status = -1;
+                break;
+            }
+            sl_push_owned(&values[k], xstrndup(p, n));
+            if (p[n] == '\0')
+                break;
+            p += n + 1;
+        }
+        total *= values[k].count;
+        if (status != 0) {
+            nkeys = k + 1;
+            break;
+        }
+        if (total > MAX_CONFIGS) {
+            snprintf(err, errlen, "runs: more than %d configurations in one line", MAX_CONFIGS);
+            status = -1;
+            nkeys = k + 1;
+            break;
+        }
+    }
+    if (status == 0) {
+        /* Odometer over the value lists: the first key changes slowest. */
+        int *idx = xmalloc((size_t)nkeys * sizeof *idx);
+        for (int k = 0; k < nkeys; k++)
+            idx[k] = 0;
+        for (long c = 0; c < total; c++) {
+            run_config cfg = { 0 };
+            cfg.nkeys = nkeys;
+            cfg.keys = xmalloc((size_t)nkeys * sizeof *cfg.keys);
+            cfg.values = xmalloc((size_t)nkeys * sizeof *cfg.values);
+            strbuf label = { 0 };
+            for (int k = 0; k < nkeys; k++) {
+                cfg.keys[k] = xstrdup(keys[k]);
+                cfg.values[k] = xstrdup(values[k].items[idx[k]]);
+                sb_printf(&label, "%s%s=%s", k ? " " : "", keys[k], cfg.values[k]);
+            }
+            cfg.label = label.data;
+            *configs = xrealloc(*configs, (size_t)(*nconfigs + 1) * sizeof **configs);
+            (*configs)[(*nconfigs)++] = cfg;
+            for (int k = nkeys - 1; k >= 0; k--) {
+                if (++idx[k] < values[k].count)
+                    break;
+                idx[k] = 0;
+            }
+        }
+        free(idx);
+    }
+    for (int k = 0; k < nkeys; k++) {
+        free(keys[k]);
+        sl_free(&values[k]);
+    }
+    free(keys);
+    free(values);
+    sl_free(&words);
+    return status;
+}
+
+/* ---- reading tasks.ini ------------------------------------------------------ */
+
+typedef struct {
+    room_meta *room;
+    const char *path;
+    char *err;
+    size_t errlen;
+    int failed;
+    strlist runs_lines;  /* per task, parallel to room->tasks: collected then expanded */
+} parse_state;
+
+static task_meta *task_for_section(parse_state *st, const char *section)
+{
+    room_meta *room = st->room;
+    for (int i = 0; i < room->ntasks; i++)
+        if (strcmp(room->tasks[i].name, section) == 0)
+            return &room->tasks[i];
+    room->tasks = xrealloc(room->tasks, (size_t)(room->ntasks + 1) * sizeof *room->tasks);
+    task_meta *t = &room->tasks[room->ntasks++];
+    memset(t, 0, sizeof *t);
+    t->name = xstrdup(section);
+    t->room = xstrdup(room->dir);
+    t->id = xasprintf("%s/%s", room->dir, section);
+    t->timeout = 10;
+    sl_push(&st->runs_lines, "");
+    return t;
+}
+
+/* Sets *field, or appends a continuation line to it. */
+static void set_text(char **field, const char *value)
+{
+    if (*field) {
+        char *joined = xasprintf("%s %s", *field, value);
+        free(*field);
+        *field = joined;
+    } else {
+        *field = xstrdup(value);
+    }
+}
+
+static int fail(parse_state *st, const char *fmt, const char *a, const char *b)
+{
+    if (!st->failed) {
+        char msg[400];
+        snprintf(msg, sizeof msg, fmt, a, b);
+        snprintf(st->err, st->errlen, "%s: %s", st->path, msg);
+        st->failed = 1;
+    }
+    return 0;
+}
+
+static int on_ini_entry(void *user, const char *section, const char *name, const char *value)
+{
+    parse_state *st = user;
+    if (strcmp(section, "room") == 0) {
+        if (strcmp(name, "title") == 0) {
+            set_text(&st->room->title, value);
+            return 1;
+        }
+        return fail(st, "[room]: unknown key '%s'%s (known: title)", name, "");
+    }
+    if (strncmp(section, "task", 4) != 0 || !valid_key(section, strlen(section)))
+        return fail(st, "unknown section [%s]%s (want [room] or [taskN])", section, "");
+    task_meta *t = task_for_section(st, section);
+    int index = (int)(t - st->room->tasks);
+    if (strcmp(name, "title") == 0)
+        set_text(&t->title, value);
+    else if (strcmp(name, "hint") == 0)
+        set_text(&t->hint, value);
+    else if (strcmp(name, "source") == 0) {
+        free(t->source);
+        t->source = xstrdup(value);
+    } else if (strcmp(name, "kind") == 0) {
+        if (!kind_is_known(value))
+            return fail(st, "[%s]: unknown kind '%s'", section, value);
+        free(t->kind);
+        t->kind = xstrdup(value);
+    } else if (strcmp(name, "timeout") == 0) {
+        char *end = NULL;
+        double seconds = strtod(value, &end);
+        if (end == value || *end != '\0' || !(seconds > 0 && seconds <= 3600))
+            return fail(st, "[%s]: timeout '%s' is not a number of seconds in (0, 3600]", section, value);
+        t->timeout = seconds;
+    } else if (strcmp(name, "runs") == 0) {
+        char *line = st->runs_lines.items[index];
+        st->runs_lines.items[index] = line[0] ? xasprintf("%s | %s", line, value) : xstrdup(value);
+        free(line);
+        char err[300];
+        if (expand_runs(value, &t->configs, &t->nconfigs, err, sizeof err) != 0)
+            return fail(st, "[%s]: %s", section, err);
+    } else {
+        return fail(st, "[%s]: unknown key '%s' (known: title source kind runs timeout hint)", section, name);
+    }
+    return 1;
+}
+
+static int compare_tasks(const void *a, const void *b)
+{
+    const task_meta *x = a, *y = b;
+    /* task2 before task10 */
+    size_t lx = strlen(x->name), ly = strlen(y->name);
+    return lx != ly ? (lx < ly ? -1 : 1) : strcmp(x->name, y->name);
+}
+
+int room_load(const char *ini_path, const char *dir, room_meta *room, char *err, size_t errlen)
+{
+    memset(room, 0, sizeof *room);
+    room->dir = xstrdup(dir);
+    parse_state st = { room, ini_path, err, errlen, 0, { 0 } };
+    FILE *f = fopen(ini_path, "r");
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot open", ini_path);
+        return -1;
+    }
+    int line = ini_parse_file(f, on_ini_entry, &st);
+    fclose(f);
+    if (line != 0 && !st.failed)
+        snprintf(err, errlen, "%s:%d: not a valid INI line (or longer than 200 characters)", ini_path, line);
+    else if (line > 0 && st.failed) {
+        char *copy = xstrdup(err);
+        /* put the line number in: path:line: message */
+        snprintf(err, errlen, "%s:%d:%s", ini_path, line, copy + strlen(ini_path) + 1);
+        free(copy);
+    }
+    int status = (line != 0 || st.failed) ? -1 : 0;
+    for (int i = 0; status == 0 && i < room->ntasks; i++) {
+        task_meta *t = &room->tasks[i];
+        t->runs_text = xstrdup(st.runs_lines.items[i]);
+        const char *missing = !t->title ? "title" : !t->source ? "source" : !t->kind ? "kind"
+                            : t->nconfigs == 0 ? "runs" : NULL;
+        if (missing) {
+            snprintf(err, errlen, "%s: [%s] has no %s", ini_path, t->name, missing);
+            status = -1;
+        }
+        if (!t->hint)
+            t->hint = xstrdup("Re-read the TODO comments and the room's README.md.");
+    }
+    if (status == 0 && !room->title)
+        room->title = xstrdup(dir);
+    sl_free(&st.runs_lines);
+    if (room->ntasks > 1)
+        qsort(room->tasks, (size_t)room->ntasks, sizeof *room->tasks, compare_tasks);
+    return status;
+}
+
+static int is_room_dir(const char *name)
+{
+    return isdigit((unsigned char)name[0]) && isdigit((unsigned char)name[1]) && name[2] == '_';
+}
+
+static int compare_rooms(const void *a, const void *b)
+{
+    return strcmp(((const room_meta *)a)->dir, ((const room_meta *)b)->dir);
+}
+
+int workbook_load(const char *root, workbook *wb, char *err, size_t errlen)
+{
+    memset(wb, 0, sizeof *wb);
+    DIR *d = opendir(root);
+    if (!d) {
+        snprintf(err, errlen, "%s: cannot open the workbook folder", root);
+        return -1;
+    }
+    struct dirent *entry;
+    int status = 0;
+    while ((entry = readdir(d)) != NULL) {
+        if (!is_room_dir(entry->d_name))
+            continue;
+        char *ini = xasprintf("%s/%s/tasks.ini", root, entry->d_name);
+        if (file_exists(ini)) {
+            wb->rooms = xrealloc(wb->rooms, (size_t)(wb->nrooms + 1) * sizeof *wb->rooms);
+            if (room_load(ini, entry->d_name, &wb->rooms[wb->nrooms++], err, errlen) != 0)
+                status = -1;
+        }
+        free(ini);
+        if (status != 0)
+            break;
+    }
+    closedir(d);
+    if (wb->nrooms > 1)
+        qsort(wb->rooms, (size_t)wb->nrooms, sizeof *wb->rooms, compare_rooms);
+    return status;
+}
+
+void workbook_free(workbook *wb)
+{
+    for (int r = 0; r < wb->nrooms; r++) {
+        room_meta *room = &wb->rooms[r];
+        for (int i = 0; i < room->ntasks; i++) {
+            task_meta *t = &room->tasks[i];
+            free(t->id), free(t->room), free(t->name), free(t->title), free(t->source);
+            free(t->kind), free(t->hint), free(t->runs_text);
+            for (int c = 0; c < t->nconfigs; c++)
+                config_free(&t->configs[c]);
+            free(t->configs);
+        }
+        free(room->tasks);
+        free(room->dir);
+        free(room->title);
+    }
+    free(wb->rooms);
+    wb->rooms = NULL;
+    wb->nrooms = 0;
+}

@@ -1,0 +1,70 @@
+/* meta.h -- rooms and their task metadata (NN_room/tasks.ini, read with inih).
+ *
+ *   [room]
+ *   title   = Threads: pthreads and OpenMP
+ *
+ *   [task2]
+ *   title   = Sum of 0.001*i with an OpenMP reduction
+ *   source  = task2.c
+ *   kind    = openmp        ; c pthreads openmp processes mpi cuda cuda_mpi nccl
+ *   runs    = threads=1,2,3,4 n=1000003,999 seed=7,11
+ *   timeout = 10            ; seconds per run, times GRADE_TIMEOUT_SCALE
+ *   hint    = Each thread needs its own partial sum ...
+ *
+ * `runs` is a cartesian product of the values listed for each key; several
+ * `runs` lines add more configurations.  `ranks` is the MPI rank count (the
+ * launcher's business); every other key is passed to the program as key=value. */
+#ifndef PR_META_H
+#define PR_META_H
+
+#include <stddef.h>
+
+typedef struct {
+    char *label;   /* "threads=3 n=999 seed=7" */
+    int nkeys;
+    char **keys;
+    char **values;
+} run_config;
+
+typedef struct {
+    char *id;      /* "01_threads/task2" */
+    char *room;    /* "01_threads" */
+    char *name;    /* "task2" */
+    char *title;
+    char *source;  /* "task2.c", relative to the room folder */
+    char *kind;
+    char *hint;
+    double timeout;
+    char *runs_text;  /* every runs line, joined by " | " (for messages) */
+    run_config *configs;
+    int nconfigs;
+} task_meta;
+
+typedef struct {
+    char *dir;     /* "01_threads" */
+    char *title;
+    task_meta *tasks;
+    int ntasks;
+} room_meta;
+
+typedef struct {
+    room_meta *rooms;
+    int nrooms;
+} workbook;
+
+/* Kinds the grader knows how to build; NULL-terminated. */
+extern const char *const known_kinds[];
+
+/* Loads every room (folders named NN_something holding tasks.ini) under root,
+ * sorted by name.  Returns 0, or -1 with a message (file:line: what) in err. */
+int workbook_load(const char *root, workbook *wb, char *err, size_t errlen);
+/* Loads one tasks.ini into room (dir = room folder name).  Returns 0 or -1. */
+int room_load(const char *ini_path, const char *dir, room_meta *room, char *err, size_t errlen);
+/* Expands one runs line ("threads=1,2 n=5,6") into configurations, appended
+ * to *configs.  Returns 0 or -1 with a message. */
+int expand_runs(const char *spec, run_config **configs, int *nconfigs, char *err, size_t errlen);
+/* The value of key in a configuration, or NULL. */
+const char *config_get(const run_config *cfg, const char *key);
+void workbook_free(workbook *wb);
+
+#endif

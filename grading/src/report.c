@@ -1,0 +1,317 @@
+/* report.c -- see report.h. */
+#define _GNU_SOURCE
+#include "report.h"
+#include "util.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *const names[ST_COUNT] = { "PASS", "SKIP", "FAIL", "TIMEOUT", "CRASH", "BUILD_ERROR" };
+
+const char *status_name(grade_status st)
+{
+    return st >= 0 && st < ST_COUNT ? names[st] : "?";
+}
+
+/* ---- terminal ------------------------------------------------------------------ */
+
+static int use_colour = 0, on_tty = 0, be_quiet = 0;
+
+void term_init(int quiet)
+{
+    const char *no_colour = getenv("NO_COLOR");
+    on_tty = isatty(STDOUT_FILENO);
+    use_colour = on_tty && !(no_colour && *no_colour) && !(getenv("TERM") && !strcmp(getenv("TERM"), "dumb"));
+    be_quiet = quiet;
+}
+
+static const char *colour_of(grade_status st)
+{
+    if (!use_colour)
+        return "";
+    switch (st) {
+    case ST_PASS:
+        return "\033[32m";
+    case ST_SKIP:
+        return "\033[33m";
+    default:
+        return "\033[31m";
+    }
+}
+
+static const char *reset(void)
+{
+    return use_colour ? "\033[0m" : "";
+}
+
+static const char *bold(void)
+{
+    return use_colour ? "\033[1m" : "";
+}
+
+/* "PASS", "PASS (simulated)", ... */
+static const char *status_label(const task_report *tr)
+{
+    if (tr->status == ST_PASS && tr->mode && strcmp(tr->mode, "sim") == 0)
+        return "PASS (simulated)";
+    return status_name(tr->status);
+}
+
+static void clear_line(void)
+{
+    if (on_tty)
+        fputs("\r\033[K", stdout);
+}
+
+void term_task_start(int index, int total, const task_meta *task)
+{
+    if (be_quiet)
+        return;
+    if (on_tty) {
+        printf("[%d/%d] %s  building...", index, total, task->id);
+        fflush(stdout);
+    }
+}
+
+void term_run_progress(const task_meta *task, int run, int nruns, const char *config)
+{
+    if (be_quiet || !on_tty)
+        return;
+    clear_line();
+    printf("        %s  run %d/%d  %s", task->id, run, nruns, config);
+    fflush(stdout);
+}
+
+static int passed_runs(const task_report *tr)
+{
+    int n = 0;
+    for (int i = 0; i < tr->nruns; i++)
+        n += tr->runs[i].ran && tr->runs[i].status == ST_PASS;
+    return n;
+}
+
+void term_task_done(int index, int total, const task_report *tr)
+{
+    if (be_quiet)
+        return;
+    clear_line();
+    printf("[%d/%d] %-22s %s%-16s%s %2d/%-2d runs passed %6.1f s  %s\n", index, total, tr->meta->id,
+           colour_of(tr->status), status_label(tr), reset(), passed_runs(tr), tr->nruns, tr->seconds,
+           tr->meta->title);
+    fflush(stdout);
+}
+
+/* Prints text with every line indented. */
+static void print_indented(const char *text, const char *indent)
+{
+    const char *p = text;
+    while (p && *p) {
+        const char *nl = strchr(p, '\n');
+        int n = nl ? (int)(nl - p) : (int)strlen(p);
+        printf("%s%.*s\n", indent, n, p);
+        p = nl ? nl + 1 : NULL;
+    }
+}
+
+void report_counts(const grade_report *rep, int counts[ST_COUNT])
+{
+    memset(counts, 0, ST_COUNT * sizeof counts[0]);
+    for (int i = 0; i < rep->ntasks; i++)
+        counts[rep->tasks[i].status]++;
+}
+
+void term_summary(const grade_report *rep, const workbook *wb, const char *json_path, const char *junit_path)
+{
+    printf("\n");
+    for (int r = 0; r < wb->nrooms; r++) {
+        const room_meta *room = &wb->rooms[r];
+        int graded = 0, passed = 0, skipped = 0;
+        const task_report *next = NULL;
+        for (int i = 0; i < rep->ntasks; i++) {
+            const task_report *tr = &rep->tasks[i];
+            if (strcmp(tr->meta->room, room->dir) != 0)
+                continue;
+            if (graded++ == 0)
+                printf("%s%s -- %s%s\n", bold(), room->dir, room->title, reset());
+            printf("  %-8s %s%-16s%s %s\n", tr->meta->name, colour_of(tr->status), status_label(tr), reset(),
+                   tr->meta->title);
+            if (tr->status == ST_PASS)
+                passed++;
+            else if (tr->status == ST_SKIP)
+                skipped++;
+            else if (!next)
+                next = tr;
+            if (tr->status != ST_PASS && tr->message)
+                print_indented(tr->message, "             ");
+            if (tr->status != ST_PASS && tr->status != ST_SKIP) {
+                printf("             hint: %s\n", tr->meta->hint);
+                if (tr->log_path)
+                    printf("             full output: %s\n", tr->log_path);
+            }
+        }
+        if (graded == 0)
+            continue;
+        if (next)
+            printf("  %s: not escaped yet -- %d of %d tasks pass; next: make grade TASK=%s\n\n", room->dir,
+                   passed, graded, next->meta->id);
+        else if (skipped)
+            printf("  %s: %d of %d tasks pass, %d skipped (see the reasons above)\n\n", room->dir, passed,
+                   graded, skipped);
+        else
+            printf("  %s%s: escaped!%s every task passes (%d of %d)\n\n", colour_of(ST_PASS), room->dir,
+                   reset(), passed, graded);
+    }
+    int counts[ST_COUNT];
+    report_counts(rep, counts);
+    printf("%d task%s in %.1f s:", rep->ntasks, rep->ntasks == 1 ? "" : "s", rep->seconds);
+    for (int s = 0; s < ST_COUNT; s++)
+        if (counts[s])
+            printf(" %d %s", counts[s], status_name((grade_status)s));
+    printf("\nreports: %s  %s\n", json_path, junit_path);
+    fflush(stdout);
+}
+
+/* ---- JSON ------------------------------------------------------------------------ */
+
+static json_t *machine_json(const toolchain *tc)
+{
+    const char *cuda = tc->have_gpu ? tc->gpu_name : "none";
+    return json_pack("{s:i, s:s, s:s, s:b, s:s, s:b}", "cores", tc->cores, "mpi", tc->mpi_version, "cuda",
+                     cuda, "cuda_aware_mpi", 0, "cc", tc->cc, "nvcc", tc->have_nvcc);
+}
+
+static json_t *opt_string(const char *s)
+{
+    return s ? json_string(s) : json_null();
+}
+
+int report_write_json(const grade_report *rep, const char *path)
+{
+    json_t *tasks = json_array();
+    for (int i = 0; i < rep->ntasks; i++) {
+        const task_report *tr = &rep->tasks[i];
+        json_t *runs = json_array();
+        for (int r = 0; r < tr->nruns; r++) {
+            const run_report *rr = &tr->runs[r];
+            json_t *run = json_pack("{s:s, s:s, s:f, s:b}", "config", rr->config, "status",
+                                    rr->ran ? status_name(rr->status) : "NOT_RUN", "seconds", rr->seconds,
+                                    "ran", rr->ran);
+            json_object_set_new(run, "message", opt_string(rr->message));
+            json_array_append_new(runs, run);
+        }
+        json_t *task = json_pack("{s:s, s:s, s:s, s:s, s:s, s:f}", "id", tr->meta->id, "title",
+                                 tr->meta->title, "kind", tr->meta->kind, "status", status_name(tr->status),
+                                 "mode", tr->mode ? tr->mode : "native", "seconds", tr->seconds);
+        json_object_set_new(task, "message", opt_string(tr->message));
+        json_object_set_new(task, "hint", json_string(tr->meta->hint));
+        json_object_set_new(task, "log", opt_string(tr->log_path));
+        json_object_set_new(task, "runs", runs);
+        json_array_append_new(tasks, task);
+    }
+    int counts[ST_COUNT];
+    report_counts(rep, counts);
+    json_t *summary = json_pack("{s:i}", "total", rep->ntasks);
+    for (int s = 0; s < ST_COUNT; s++)
+        json_object_set_new(summary, status_name((grade_status)s), json_integer(counts[s]));
+    char stamp[32];
+    time_t now = time(NULL);
+    strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    struct rusage usage;
+    getrusage(RUSAGE_SELF, &usage); /* ru_maxrss: the grader's own peak memory, KiB on Linux */
+    json_t *grader = json_pack("{s:I}", "max_rss_kib", (json_int_t)usage.ru_maxrss);
+    json_t *root = json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:f}", "schema", "parallel-rooms/grade-report/1",
+                             "created", stamp, "machine", machine_json(rep->tc), "tasks", tasks, "summary",
+                             summary, "grader", grader, "seconds", rep->seconds);
+    char *dir = xstrdup(path);
+    char *slash = strrchr(dir, '/');
+    if (slash) {
+        *slash = '\0';
+        make_dirs(dir);
+    }
+    free(dir);
+    int rc = json_dump_file(root, path, JSON_INDENT(2) | JSON_ENSURE_ASCII) == 0 ? 0 : -1;
+    json_decref(root);
+    return rc;
+}
+
+/* ---- JUnit XML --------------------------------------------------------------------- */
+
+static void xml_escaped(FILE *f, const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        switch (*p) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        case '\n': case '\t': case '\r': fputc(*p, f); break;
+        default:
+            if (*p < 0x20)
+                fprintf(f, "?"); /* control characters are not allowed in XML 1.0 */
+            else
+                fputc(*p, f);
+        }
+    }
+}
+
+int report_write_junit(const grade_report *rep, const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    int counts[ST_COUNT];
+    report_counts(rep, counts);
+    int failures = counts[ST_FAIL] + counts[ST_TIMEOUT] + counts[ST_CRASH];
+    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    fprintf(f, "<testsuites name=\"parallel-rooms\" tests=\"%d\" failures=\"%d\" errors=\"%d\" skipped=\"%d\" time=\"%.3f\">\n",
+            rep->ntasks, failures, counts[ST_BUILD_ERROR], counts[ST_SKIP], rep->seconds);
+    int i = 0;
+    while (i < rep->ntasks) {
+        const char *room = rep->tasks[i].meta->room;
+        int end = i;
+        while (end < rep->ntasks && strcmp(rep->tasks[end].meta->room, room) == 0)
+            end++;
+        fprintf(f, "  <testsuite name=\"");
+        xml_escaped(f, room);
+        fprintf(f, "\" tests=\"%d\">\n", end - i);
+        for (; i < end; i++) {
+            const task_report *tr = &rep->tasks[i];
+            fprintf(f, "    <testcase classname=\"");
+            xml_escaped(f, room);
+            fprintf(f, "\" name=\"");
+            xml_escaped(f, tr->meta->name);
+            fprintf(f, ": ");
+            xml_escaped(f, tr->meta->title);
+            fprintf(f, "\" time=\"%.3f\">\n", tr->seconds);
+            const char *element = tr->status == ST_SKIP ? "skipped"
+                                : tr->status == ST_BUILD_ERROR ? "error"
+                                : tr->status == ST_PASS ? NULL : "failure";
+            if (element) {
+                fprintf(f, "      <%s type=\"%s\" message=\"", element, status_name(tr->status));
+                xml_escaped(f, tr->message);
+                fprintf(f, "\">");
+                xml_escaped(f, tr->message);
+                if (tr->status != ST_SKIP) {
+                    fprintf(f, "\nhint: ");
+                    xml_escaped(f, tr->meta->hint);
+                }
+                fprintf(f, "</%s>\n", element);
+            }
+            fprintf(f, "      <system-out>");
+            for (int r = 0; r < tr->nruns; r++) {
+                const run_report *rr = &tr->runs[r];
+                xml_escaped(f, rr->config);
+                fprintf(f, ": %s (%.3f s)\n", rr->ran ? status_name(rr->status) : "NOT_RUN", rr->seconds);
+            }
+            fprintf(f, "</system-out>\n    </testcase>\n");
+        }
+        fprintf(f, "  </testsuite>\n");
+    }
+    fprintf(f, "</testsuites>\n");
+    return fclose(f) == 0 ? 0 : -1;
+}

@@ -1,0 +1,66 @@
+/* runner.h -- runs one program under the grader's limits.
+ *
+ * Every run gets its own session (so its process group can be signalled as a
+ * whole), stdin from /dev/null, a working directory, a wall-clock timeout
+ * (SIGTERM to the group, then SIGKILL after a grace period), a cap on captured
+ * output (exceeding it kills the run at once, so the grader's memory stays
+ * bounded), and afterwards a sweep that kills and reaps every process the run
+ * left behind -- also descendants that called setsid() to leave the group: the
+ * grader is a child subreaper (prctl), so orphans are re-parented to it.
+ *
+ * Runs are sequential: while one runs, the grader has no other children. */
+#ifndef PR_RUNNER_H
+#define PR_RUNNER_H
+
+#include <stddef.h>
+
+typedef struct {
+    char *const *argv;       /* argv[0] is looked up in PATH */
+    char *const *env_extra;  /* "NAME=VALUE" strings added to the environment, or NULL */
+    const char *cwd;         /* working directory, or NULL for the grader's */
+    double timeout;          /* seconds of wall-clock time */
+    double kill_grace;       /* seconds between SIGTERM and SIGKILL */
+    size_t output_cap;       /* bytes of stdout + stderr kept; more kills the run */
+} run_request;
+
+typedef enum {
+    RUN_EXITED,        /* exit_code is valid */
+    RUN_SIGNALED,      /* signal is valid */
+    RUN_TIMEOUT,       /* killed at the deadline */
+    RUN_OUTPUT_LIMIT,  /* killed for printing more than output_cap bytes */
+    RUN_START_FAILED,  /* could not start: start_error says why */
+    RUN_INTERRUPTED    /* the grader was interrupted (Ctrl-C) while it ran */
+} run_outcome;
+
+typedef struct {
+    run_outcome outcome;
+    int exit_code;
+    int signal;
+    double seconds;
+    char *out;            /* captured stdout, NUL-terminated (never NULL after run_process) */
+    size_t out_len;
+    char *err;            /* captured stderr */
+    size_t err_len;
+    int leftovers;        /* processes still alive after the program ended (all killed) */
+    char start_error[256];
+} run_result;
+
+/* Makes the grader a child subreaper and installs SIGINT/SIGTERM/SIGHUP handlers
+ * that stop the current run.  Call once before the first run; returns 0 or -1. */
+int runner_init(void);
+/* True once the grader has been asked to stop (Ctrl-C). */
+int runner_interrupted(void);
+
+void run_process(const run_request *req, run_result *res);
+void run_result_free(run_result *res);
+
+/* "SIGSEGV" for 11, or "signal 42". */
+const char *signal_name(int sig);
+/* One line describing how the run ended, e.g. "killed by SIGSEGV (Segmentation fault)". */
+char *run_describe(const run_result *res, double timeout);
+
+/* Kills and reaps every remaining child of the grader (the leftover sweep);
+ * returns how many processes it found. */
+int runner_sweep(void);
+
+#endif

@@ -1,0 +1,209 @@
+/* toolchain.c -- see toolchain.h. */
+#define _GNU_SOURCE
+#include "toolchain.h"
+#include "runner.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *const default_cflags = "-std=c11 -O2 -g -Wall -Wextra";
+
+static char *env_or(const char *name, const char *fallback)
+{
+    const char *v = getenv(name);
+    return xstrdup(v && *v ? v : fallback);
+}
+
+int program_exists(const char *name)
+{
+    if (!name || !*name)
+        return 0;
+    if (strchr(name, '/'))
+        return access(name, X_OK) == 0;
+    const char *path = getenv("PATH");
+    if (!path)
+        return 0;
+    char *copy = xstrdup(path);
+    int found = 0;
+    for (char *dir = strtok(copy, ":"); dir && !found; dir = strtok(NULL, ":")) {
+        char *candidate = xasprintf("%s/%s", *dir ? dir : ".", name);
+        found = access(candidate, X_OK) == 0;
+        free(candidate);
+    }
+    free(copy);
+    return found;
+}
+
+/* Runs a short query command and returns its stdout (a new string) or NULL. */
+static char *query(char *const argv[])
+{
+    if (!program_exists(argv[0]))
+        return NULL;
+    run_request req = { argv, NULL, NULL, 10.0, 1.0, 64 * 1024 };
+    run_result res;
+    run_process(&req, &res);
+    char *out = NULL;
+    if (res.outcome == RUN_EXITED && res.exit_code == 0)
+        out = xstrdup(res.out);
+    run_result_free(&res);
+    return out;
+}
+
+static void detect_mpi(toolchain *tc)
+{
+    tc->have_mpi = program_exists(tc->mpicc) && program_exists(tc->mpiexec);
+    if (!tc->have_mpi) {
+        tc->mpi_version = xstrdup("none");
+        return;
+    }
+    char *argv[] = { tc->mpiexec, "--version", NULL };
+    char *text = query(argv);
+    if (text && (strstr(text, "Open MPI") || strstr(text, "OpenRTE"))) {
+        tc->mpi_is_openmpi = 1;
+        const char *digits = strpbrk(text, "0123456789");
+        size_t n = digits ? strcspn(digits, " \n") : 0;
+        tc->mpi_version = n ? xasprintf("Open MPI %.*s", (int)n, digits) : xstrdup("Open MPI");
+    } else if (text && strstr(text, "HYDRA")) {
+        const char *v = strstr(text, "Version:");
+        if (v) {
+            v += strlen("Version:");
+            v += strspn(v, " \t");
+        }
+        size_t n = v ? strcspn(v, " \n") : 0;
+        tc->mpi_version = n ? xasprintf("MPICH %.*s", (int)n, v) : xstrdup("MPICH");
+    } else {
+        tc->mpi_version = xstrdup("unknown MPI");
+    }
+    free(text);
+}
+
+static void detect_gpu(toolchain *tc)
+{
+    char *argv[] = { "nvidia-smi", "--query-gpu=name", "--format=csv,noheader", NULL };
+    char *text = query(argv);
+    if (text && *text) {
+        size_t n = strcspn(text, "\n");
+        if (n > 0) {
+            tc->gpu_name = xstrndup(text, n);
+            tc->have_gpu = 1;
+        }
+    }
+    free(text);
+}
+
+void toolchain_detect(toolchain *tc, const char *root)
+{
+    memset(tc, 0, sizeof *tc);
+    tc->cc = env_or("CC", "cc");
+    tc->mpicc = env_or("MPICC", "mpicc");
+    tc->mpiexec = env_or("MPIEXEC", "mpiexec");
+    tc->nvcc = env_or("NVCC", "nvcc");
+    tc->cuda_arch = env_or("CUDA_ARCH", "native");
+    const char *cflags = getenv("GRADE_CFLAGS");
+    sl_split_words(&tc->cflags, cflags && *cflags ? cflags : default_cflags);
+    sl_split_words(&tc->mpiexec_flags, getenv("MPIEXEC_FLAGS"));
+    tc->include_dir = xasprintf("%s/grading", root);
+    tc->have_cc = program_exists(tc->cc);
+    tc->have_nvcc = program_exists(tc->nvcc);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    tc->cores = cores > 0 ? (int)cores : 1;
+    detect_mpi(tc);
+    detect_gpu(tc);
+}
+
+void toolchain_free(toolchain *tc)
+{
+    free(tc->cc), free(tc->mpicc), free(tc->mpiexec), free(tc->nvcc), free(tc->cuda_arch);
+    free(tc->include_dir), free(tc->mpi_version), free(tc->gpu_name);
+    sl_free(&tc->cflags);
+    sl_free(&tc->mpiexec_flags);
+}
+
+static int kind_is(const task_meta *t, const char *kind)
+{
+    return strcmp(t->kind, kind) == 0;
+}
+
+static int kind_uses_mpi(const task_meta *t)
+{
+    return kind_is(t, "mpi") || kind_is(t, "cuda_mpi") || kind_is(t, "nccl");
+}
+
+static int kind_uses_cuda(const task_meta *t)
+{
+    return kind_is(t, "cuda") || kind_is(t, "cuda_mpi") || kind_is(t, "nccl");
+}
+
+char *toolchain_skip_reason(const toolchain *tc, const task_meta *task)
+{
+    if (kind_uses_mpi(task) && !tc->have_mpi)
+        return xasprintf("no MPI here (%s / %s not found): `make deps` installs MPICH", tc->mpicc,
+                         tc->mpiexec);
+    if (kind_uses_cuda(task) && !(tc->have_gpu && tc->have_nvcc))
+        return xasprintf("needs an NVIDIA GPU and nvcc (%s), and the CPU simulator is not part of this "
+                         "version yet",
+                         tc->have_gpu ? "nvcc not found" : "no GPU found");
+    return NULL;
+}
+
+const char *toolchain_mode(const toolchain *tc, const task_meta *task)
+{
+    (void)tc;
+    (void)task;
+    return "native";
+}
+
+void build_command(const toolchain *tc, const task_meta *task, const char *source, const char *exe,
+                   strlist *argv)
+{
+    if (kind_uses_cuda(task)) {
+        sl_push(argv, tc->nvcc);
+        sl_push(argv, "-O2");
+        sl_push_owned(argv, xasprintf("-arch=%s", tc->cuda_arch));
+        if (tc->werror)
+            sl_push(argv, "-Werror=all-warnings");
+    } else {
+        sl_push(argv, kind_uses_mpi(task) ? tc->mpicc : tc->cc);
+        for (int i = 0; i < tc->cflags.count; i++)
+            sl_push(argv, tc->cflags.items[i]);
+        if (tc->werror)
+            sl_push(argv, "-Werror");
+    }
+    sl_push_owned(argv, xasprintf("-I%s", tc->include_dir));
+    sl_push(argv, "-o");
+    sl_push(argv, exe);
+    sl_push(argv, source);
+    if (kind_is(task, "pthreads") || kind_is(task, "processes"))
+        sl_push(argv, "-pthread");
+    if (kind_is(task, "openmp")) {
+        sl_push(argv, "-fopenmp");
+        sl_push(argv, "-pthread");
+    }
+    if (kind_is(task, "nccl"))
+        sl_push(argv, "-lnccl");
+    sl_push(argv, "-lm");
+}
+
+void launch_command(const toolchain *tc, const task_meta *task, const run_config *cfg, const char *exe,
+                    strlist *argv, strlist *env)
+{
+    const char *ranks = config_get(cfg, "ranks");
+    if (kind_uses_mpi(task)) {
+        sl_push(argv, tc->mpiexec);
+        sl_push(argv, "-n");
+        sl_push(argv, ranks ? ranks : "1");
+        if (tc->mpi_is_openmpi)
+            sl_push(argv, "--oversubscribe");
+        for (int i = 0; i < tc->mpiexec_flags.count; i++)
+            sl_push(argv, tc->mpiexec_flags.items[i]);
+    }
+    sl_push(argv, exe);
+    for (int i = 0; i < cfg->nkeys; i++)
+        if (strcmp(cfg->keys[i], "ranks") != 0)
+            sl_push_owned(argv, xasprintf("%s=%s", cfg->keys[i], cfg->values[i]));
+    const char *threads = config_get(cfg, "threads");
+    if (threads)
+        sl_push_owned(env, xasprintf("OMP_NUM_THREADS=%s", threads));
+}

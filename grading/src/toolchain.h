@@ -1,0 +1,46 @@
+/* toolchain.h -- compilers, MPI launcher and GPU: what this machine has, and
+ * the commands that build and launch a task of each kind.
+ *
+ * Environment overrides: CC, MPICC, MPIEXEC, MPIEXEC_FLAGS, NVCC, CUDA_ARCH,
+ * GRADE_CFLAGS (replaces the default C flags). */
+#ifndef PR_TOOLCHAIN_H
+#define PR_TOOLCHAIN_H
+
+#include "meta.h"
+#include "util.h"
+
+typedef struct {
+    char *cc, *mpicc, *mpiexec, *nvcc, *cuda_arch;
+    strlist cflags;          /* for C tasks */
+    strlist mpiexec_flags;   /* from MPIEXEC_FLAGS */
+    int werror;              /* add -Werror (the maintainers' checks) */
+    char *include_dir;       /* absolute path of grading/ (pr.h) */
+    int have_cc, have_mpi, have_nvcc, have_gpu;
+    int mpi_is_openmpi;
+    char *mpi_version;       /* "MPICH 4.0.2", "Open MPI 4.1.4", or "none" */
+    char *gpu_name;          /* first GPU's name, or NULL */
+    int cores;
+} toolchain;
+
+/* Fills tc from the environment and by asking the tools (each query is a short
+ * run under the runner's limits).  root is the workbook's absolute path. */
+void toolchain_detect(toolchain *tc, const char *root);
+void toolchain_free(toolchain *tc);
+
+/* Why a task of this kind cannot run here (a new string), or NULL when it can. */
+char *toolchain_skip_reason(const toolchain *tc, const task_meta *task);
+/* "native" for now; "sim" once the CUDA simulator exists. */
+const char *toolchain_mode(const toolchain *tc, const task_meta *task);
+
+/* The command that compiles `source` into `exe`. */
+void build_command(const toolchain *tc, const task_meta *task, const char *source, const char *exe,
+                   strlist *argv);
+/* The command that runs `exe` in configuration cfg (through mpiexec for MPI
+ * kinds), and the environment it needs (OMP_NUM_THREADS=threads). */
+void launch_command(const toolchain *tc, const task_meta *task, const run_config *cfg, const char *exe,
+                    strlist *argv, strlist *env);
+
+/* Looks a program up in PATH (or checks a path with a slash); 1 if executable. */
+int program_exists(const char *name);
+
+#endif

@@ -1,0 +1,227 @@
+/* util.c -- see util.h. */
+#define _GNU_SOURCE
+#include "util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static void out_of_memory(void)
+{
+    fputs("grade: out of memory\n", stderr);
+    exit(3);
+}
+
+void *xmalloc(size_t size)
+{
+    void *p = malloc(size ? size : 1);
+    if (!p)
+        out_of_memory();
+    return p;
+}
+
+void *xrealloc(void *ptr, size_t size)
+{
+    void *p = realloc(ptr, size ? size : 1);
+    if (!p)
+        out_of_memory();
+    return p;
+}
+
+char *xstrdup(const char *s)
+{
+    return xstrndup(s, strlen(s));
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+    char *p = xmalloc(n + 1);
+    memcpy(p, s, n);
+    p[n] = '\0';
+    return p;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = NULL;
+    if (vasprintf(&s, fmt, ap) < 0)
+        out_of_memory();
+    va_end(ap);
+    return s;
+}
+
+void sb_append(strbuf *sb, const char *data, size_t len)
+{
+    if (sb->len + len + 1 > sb->cap) {
+        size_t cap = sb->cap ? sb->cap : 256;
+        while (cap < sb->len + len + 1)
+            cap *= 2;
+        sb->data = xrealloc(sb->data, cap);
+        sb->cap = cap;
+    }
+    memcpy(sb->data + sb->len, data, len);
+    sb->len += len;
+    sb->data[sb->len] = '\0';
+}
+
+void sb_printf(strbuf *sb, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = NULL;
+    int n = vasprintf(&s, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        out_of_memory();
+    sb_append(sb, s, (size_t)n);
+    free(s);
+}
+
+void sb_free(strbuf *sb)
+{
+    free(sb->data);
+    sb->data = NULL;
+    sb->len = sb->cap = 0;
+}
+
+void sl_push_owned(strlist *sl, char *s)
+{
+    if (sl->count + 2 > sl->cap) {
+        sl->cap = sl->cap ? sl->cap * 2 : 8;
+        sl->items = xrealloc(sl->items, (size_t)sl->cap * sizeof *sl->items);
+    }
+    sl->items[sl->count++] = s;
+    sl->items[sl->count] = NULL;
+}
+
+void sl_push(strlist *sl, const char *s)
+{
+    sl_push_owned(sl, xstrdup(s));
+}
+
+char **sl_argv(strlist *sl)
+{
+    if (!sl->items) {
+        sl->cap = 8;
+        sl->items = xmalloc((size_t)sl->cap * sizeof *sl->items);
+        sl->items[0] = NULL;
+    }
+    return sl->items;
+}
+
+void sl_free(strlist *sl)
+{
+    for (int i = 0; i < sl->count; i++)
+        free(sl->items[i]);
+    free(sl->items);
+    sl->items = NULL;
+    sl->count = sl->cap = 0;
+}
+
+void sl_split_words(strlist *sl, const char *text)
+{
+    const char *p = text;
+    while (p && *p) {
+        p += strspn(p, " \t\n");
+        size_t n = strcspn(p, " \t\n");
+        if (n > 0)
+            sl_push_owned(sl, xstrndup(p, n));
+        p += n;
+    }
+}
+
+int make_dirs(const char *path)
+{
+    char *copy = xstrdup(path);
+    for (char *p = copy + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(copy, 0777) != 0 && errno != EEXIST) {
+            free(copy);
+            return -1;
+        }
+        *p = '/';
+    }
+    int rc = (mkdir(copy, 0777) != 0 && errno != EEXIST) ? -1 : 0;
+    free(copy);
+    return rc;
+}
+
+int remove_tree(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return errno == ENOENT ? 0 : -1;
+    if (!S_ISDIR(st.st_mode))
+        return unlink(path);
+    DIR *dir = opendir(path);
+    if (!dir)
+        return -1;
+    struct dirent *entry;
+    int rc = 0;
+    while ((entry = readdir(dir)) != NULL) {
+        if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0)
+            continue;
+        char *child = xasprintf("%s/%s", path, entry->d_name);
+        if (remove_tree(child) != 0)
+            rc = -1;
+        free(child);
+    }
+    closedir(dir);
+    if (rmdir(path) != 0)
+        rc = -1;
+    return rc;
+}
+
+int file_exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+char *first_lines(const char *text, int max_lines, size_t max_bytes)
+{
+    const char *p = text;
+    int lines = 0;
+    while (*p && lines < max_lines && (size_t)(p - text) < max_bytes) {
+        const char *nl = strchr(p, '\n');
+        p = nl ? nl + 1 : p + strlen(p);
+        lines++;
+    }
+    size_t n = (size_t)(p - text);
+    if (n > max_bytes)
+        n = max_bytes;
+    return xstrndup(text, n);
+}
+
+int write_file(const char *path, const char *data, size_t len)
+{
+    char *dir = xstrdup(path);
+    char *slash = strrchr(dir, '/');
+    if (slash && slash != dir) {
+        *slash = '\0';
+        make_dirs(dir);
+    }
+    free(dir);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    size_t written = fwrite(data, 1, len, f);
+    int rc = (fclose(f) == 0 && written == len) ? 0 : -1;
+    return rc;
+}
+
+double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}

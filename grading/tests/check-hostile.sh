@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# check-hostile.sh -- broken tasks, run through the real grader, get the right status
+# quickly and leave nothing running; solutions reject bad arguments with exit 2.
+#
+# Each hostile program in grading/tests/hostile/ stands in for 01_threads/task1
+# (via --tasks-from), so nothing in the learner's working copy is touched.
+set -u
+cd "$(dirname "$0")/../.."
+GRADE=grading/bin/grade
+work=build/hostile
+rm -rf "$work"
+mkdir -p "$work/01_threads"
+failures=0
+export NO_COLOR=1 GRADE_TIMEOUT_SCALE=0.2   # task1's 10 s timeout becomes 2 s
+
+fail() { echo "check-hostile: FAILED: $*"; failures=$((failures + 1)); }
+
+# grade_hostile NAME EXPECTED_STATUS MAX_SECONDS [grep pattern the output must contain]
+grade_hostile() {
+    local name=$1 want=$2 max=$3 pattern=${4:-}
+    local src=grading/tests/hostile/$name.c
+    cp "$src" "$work/01_threads/task1.c"
+    local start end out status
+    start=$(date +%s.%N)
+    out=$("$GRADE" --task 01_threads/task1 --tasks-from "$work" --quiet \
+          --json "$work/$name.json" --junit "$work/$name.xml" 2>&1)
+    local rc=$?
+    end=$(date +%s.%N)
+    status=$(grep -oE '^  task1 +[A-Z_]+' <<<"$out" | awk '{print $2}')
+    local took; took=$(awk -v a="$start" -v b="$end" 'BEGIN {printf "%.1f", b - a}')
+    if [ "$status" != "$want" ]; then
+        fail "$name: expected $want, got '${status:-nothing}'"; echo "$out" | head -20
+    elif [ "$rc" -ne 1 ]; then
+        fail "$name: the grader exited $rc, expected 1"
+    elif awk -v t="$took" -v m="$max" 'BEGIN {exit !(t > m)}'; then
+        fail "$name: took $took s, more than $max s"
+    elif [ -n "$pattern" ] && ! grep -qE "$pattern" <<<"$out"; then
+        fail "$name: the report does not say /$pattern/"; echo "$out" | head -20
+    else
+        echo "check-hostile: $name -> $status in $took s"
+    fi
+    # The grader's own memory stays bounded (it keeps at most 1 MiB of output per run).
+    local rss; rss=$(grep -oE '"max_rss_kib": [0-9]+' "$work/$name.json" | grep -oE '[0-9]+$')
+    if [ -z "$rss" ] || [ "$rss" -gt 65536 ]; then fail "$name: grader peak memory ${rss:-unknown} KiB"; fi
+    if pgrep -f 'sleep 3127' >/dev/null || pgrep -f "$(pwd)/build/bin/task/01_threads/task1" >/dev/null; then
+        fail "$name: left a process running: $(pgrep -af 'sleep 3127|build/bin/task/01_threads/task1')"
+        pkill -9 -f 'sleep 3127|build/bin/task/01_threads/task1'
+    fi
+}
+
+grade_hostile spin         TIMEOUT     6  'timeout'
+grade_hostile ignore_term  TIMEOUT     7  'timeout'
+grade_hostile null_deref   CRASH       8  'SIGSEGV'
+grade_hostile syntax_error BUILD_ERROR 8  'error'
+grade_hostile flood        FAIL        8  'output'
+grade_hostile grandchild   FAIL        10 'left [0-9]+ process'
+
+# Every solution rejects a bad argument with one line on stderr and exit status 2.
+# (check-solutions, run before this, built them all.)
+checked=0
+for exe in build/bin/ref/[0-9][0-9]_*/*; do
+    [ -x "$exe" ] || continue
+    checked=$((checked + 1))
+    err=$("$exe" no_such_argument=1 2>&1 >/dev/null); rc=$?
+    if [ $rc -ne 2 ] || [ "$(wc -l <<<"$err")" -ne 1 ]; then
+        fail "$exe no_such_argument=1: exit $rc, stderr: $err"
+    fi
+    err=$("$exe" seed=-5 threads=0 2>&1 >/dev/null); rc=$?
+    if [ $rc -ne 2 ] || ! grep -qE 'must be|unknown' <<<"$err"; then
+        fail "$exe seed=-5 threads=0: exit $rc, stderr: $err"
+    fi
+done
+
+[ $checked -gt 0 ] || fail "no built solutions under build/bin/ref to try bad arguments on (run make check-solutions first)"
+
+if [ $failures -ne 0 ]; then
+    echo "check-hostile: $failures problem(s)"
+    exit 1
+fi
+echo "check-hostile: every hostile task got its status, nothing was left running, bad arguments exit 2"

@@ -1,0 +1,7 @@
+/* Hostile task: spins forever.  Expected: TIMEOUT. */
+int main(void)
+{
+    volatile unsigned long n = 0;
+    for (;;)
+        n++;
+}

@@ -1,0 +1,540 @@
+/* unit_tests.c -- CUnit tests of the grader's own code: the result-line parser
+ * and comparator, the metadata reader, the task generator, and the runner
+ * against children that hang, crash, flood output, ignore SIGTERM or leave a
+ * detached grandchild behind.
+ *
+ * The exit status is the number of failures (capped), read before the registry
+ * is cleaned up. */
+#define _GNU_SOURCE
+#include "gen.h"
+#include "grader.h"
+#include "meta.h"
+#include "results.h"
+#include "runner.h"
+#include "util.h"
+
+#include <CUnit/Basic.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- results: parsing ---------------------------------------------------------- */
+
+static void test_parse_kinds_of_values(void)
+{
+    const char *out = "hello\nresult count = 42\nresult sum = 1.5 tol 1e-09\n"
+                      "result name = two words\r\nnot a result = 3\n result indented = 1\n";
+    result_set set;
+    char err[200];
+    CU_ASSERT_EQUAL_FATAL(results_parse(out, &set, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(set.count, 3);
+    const result_line *count = results_find(&set, "count");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(count);
+    CU_ASSERT_STRING_EQUAL(count->value, "42");
+    CU_ASSERT_FALSE(count->has_tol);
+    CU_ASSERT_EQUAL(count->line, 2);
+    const result_line *sum = results_find(&set, "sum");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(sum);
+    CU_ASSERT_STRING_EQUAL(sum->value, "1.5");
+    CU_ASSERT_TRUE(sum->has_tol);
+    CU_ASSERT_DOUBLE_EQUAL(sum->tol, 1e-9, 1e-15);
+    const result_line *name = results_find(&set, "name");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(name);
+    CU_ASSERT_STRING_EQUAL(name->value, "two words");
+    CU_ASSERT_PTR_NULL(results_find(&set, "indented"));
+    results_free(&set);
+}
+
+static void test_parse_rejects_malformed(void)
+{
+    result_set set;
+    char err[200] = "";
+    CU_ASSERT_EQUAL(results_parse("result = 3\n", &set, err, sizeof err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "line 1"));
+    results_free(&set);
+    CU_ASSERT_EQUAL(results_parse("x\nresult a 3\n", &set, err, sizeof err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "line 2"));
+    results_free(&set);
+    CU_ASSERT_EQUAL(results_parse("result a = 1\nresult a = 1\n", &set, err, sizeof err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "twice"));
+    results_free(&set);
+    CU_ASSERT_EQUAL(results_parse("result a =   \n", &set, err, sizeof err), -1);
+    results_free(&set);
+    /* No result lines at all is not an error for the parser (the grader treats it). */
+    CU_ASSERT_EQUAL(results_parse("", &set, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(set.count, 0);
+    results_free(&set);
+}
+
+/* ---- results: comparing ----------------------------------------------------------- */
+
+static int compare_texts(const char *expected_out, const char *got_out, char **message)
+{
+    result_set want, got;
+    char err[200];
+    CU_ASSERT_EQUAL_FATAL(results_parse(expected_out, &want, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(results_parse(got_out, &got, err, sizeof err), 0);
+    int problems = results_compare(&want, &got, message);
+    results_free(&want);
+    results_free(&got);
+    return problems;
+}
+
+static void test_compare_equal(void)
+{
+    char *msg = (char *)"unset";
+    CU_ASSERT_EQUAL(compare_texts("result a = 7\nresult s = ok\nresult x = 2.0 tol 1e-6\n",
+                                  "chatter\nresult x = 2.0000001\nresult a = 7\nresult s = ok\n", &msg), 0);
+    CU_ASSERT_PTR_NULL(msg);
+}
+
+static void test_compare_names_key_expected_got(void)
+{
+    char *msg = NULL;
+    CU_ASSERT_EQUAL(compare_texts("result count = 100\n", "result count = 99\n", &msg), 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(msg);
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, "'count'"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, "expected 100"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, "got 99"));
+    free(msg);
+}
+
+static void test_compare_missing_and_extra(void)
+{
+    char *msg = NULL;
+    CU_ASSERT_EQUAL(compare_texts("result a = 1\nresult b = 2\n", "result a = 1\nresult c = 3\n", &msg), 2);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(msg);
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, "'b' missing"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, "'c' = 3"));
+    free(msg);
+}
+
+static void test_compare_integers_and_strings_exactly(void)
+{
+    char *msg = NULL;
+    CU_ASSERT_EQUAL(compare_texts("result n = 10\n", "result n = 10.0\n", &msg), 1);
+    free(msg);
+    CU_ASSERT_EQUAL(compare_texts("result n = 10\n", "result n = 010\n", &msg), 0);
+    CU_ASSERT_EQUAL(compare_texts("result w = abc\n", "result w = abd\n", &msg), 1);
+    free(msg);
+    /* Without a declared tolerance a float is compared as a string. */
+    CU_ASSERT_EQUAL(compare_texts("result f = 0.5\n", "result f = 0.50000001\n", &msg), 1);
+    free(msg);
+}
+
+static void test_compare_float_tolerance(void)
+{
+    char *msg = NULL;
+    /* relative to |expected| when that is above 1 */
+    CU_ASSERT_EQUAL(compare_texts("result x = 1000 tol 1e-3\n", "result x = 1000.9\n", &msg), 0);
+    CU_ASSERT_EQUAL(compare_texts("result x = 1000 tol 1e-3\n", "result x = 1001.1\n", &msg), 1);
+    free(msg);
+    /* absolute when |expected| <= 1 */
+    CU_ASSERT_EQUAL(compare_texts("result x = 0 tol 1e-6\n", "result x = 5e-7\n", &msg), 0);
+    CU_ASSERT_EQUAL(compare_texts("result x = 0 tol 1e-6\n", "result x = 2e-6\n", &msg), 1);
+    free(msg);
+    /* NaN and non-numbers never match; the task cannot loosen the tolerance */
+    CU_ASSERT_EQUAL(compare_texts("result x = 1 tol 1e-6\n", "result x = nan\n", &msg), 1);
+    free(msg);
+    CU_ASSERT_EQUAL(compare_texts("result x = 1 tol 1e-6\n", "result x = one\n", &msg), 1);
+    free(msg);
+    CU_ASSERT_EQUAL(compare_texts("result x = 1 tol 1e-6\n", "result x = 2 tol 10\n", &msg), 1);
+    free(msg);
+}
+
+/* ---- metadata ---------------------------------------------------------------------- */
+
+static void test_expand_runs_product(void)
+{
+    run_config *cfgs = NULL;
+    int n = 0;
+    char err[200];
+    CU_ASSERT_EQUAL_FATAL(expand_runs("threads=1,2,3 n=10,11 seed=7", &cfgs, &n, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(n, 6);
+    CU_ASSERT_STRING_EQUAL(cfgs[0].label, "threads=1 n=10 seed=7");
+    CU_ASSERT_STRING_EQUAL(cfgs[5].label, "threads=3 n=11 seed=7");
+    CU_ASSERT_STRING_EQUAL(config_get(&cfgs[1], "n"), "11");
+    CU_ASSERT_PTR_NULL(config_get(&cfgs[1], "ranks"));
+    CU_ASSERT_EQUAL(expand_runs("ranks=4", &cfgs, &n, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(n, 7);
+    CU_ASSERT_EQUAL(expand_runs("threads", &cfgs, &n, err, sizeof err), -1);
+    CU_ASSERT_EQUAL(expand_runs("n=1,,2", &cfgs, &n, err, sizeof err), -1);
+    CU_ASSERT_EQUAL(expand_runs("n=1 n=2", &cfgs, &n, err, sizeof err), -1);
+    CU_ASSERT_EQUAL(expand_runs("9x=1", &cfgs, &n, err, sizeof err), -1);
+    CU_ASSERT_EQUAL(n, 7);
+    workbook wb = { 0 };
+    room_meta room = { 0 };
+    task_meta task = { 0 };
+    task.configs = cfgs;
+    task.nconfigs = n;
+    room.tasks = &task;
+    room.ntasks = 1;
+    wb.rooms = xmalloc(sizeof room);
+    wb.rooms[0] = room;
+    wb.rooms[0].tasks = xmalloc(sizeof task);
+    wb.rooms[0].tasks[0] = task;
+    wb.nrooms = 1;
+    workbook_free(&wb);
+}
+
+static char *write_temp(const char *text)
+{
+    char *path = xstrdup("/tmp/pr-unit-XXXXXX");
+    int fd = mkstemp(path);
+    CU_ASSERT_FATAL(fd >= 0);
+    CU_ASSERT_FATAL(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+    close(fd);
+    return path;
+}
+
+static int load_ini(const char *text, room_meta *room, char *err, size_t errlen)
+{
+    char *path = write_temp(text);
+    int rc = room_load(path, "07_test", room, err, errlen);
+    unlink(path);
+    free(path);
+    return rc;
+}
+
+static void free_room(room_meta *room)
+{
+    workbook wb = { room, 1 };
+    room_meta *copy = xmalloc(sizeof *copy);
+    *copy = *room;
+    wb.rooms = copy;
+    workbook_free(&wb);
+}
+
+static void test_room_load(void)
+{
+    room_meta room;
+    char err[400] = "";
+    int rc = load_ini("[room]\ntitle = Test room\n\n[task10]\ntitle = Ten\nsource = task10.c\nkind = c\n"
+                      "runs = n=1\n\n[task2]\ntitle = Two\nsource = task2.c\nkind = openmp\n"
+                      "runs = threads=1,2 n=5\nruns = threads=3 n=6\ntimeout = 2.5\nhint = first part\n"
+                      "  second part\n",
+                      &room, err, sizeof err);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    CU_ASSERT_STRING_EQUAL(room.title, "Test room");
+    CU_ASSERT_EQUAL_FATAL(room.ntasks, 2);
+    /* task2 sorts before task10 */
+    CU_ASSERT_STRING_EQUAL(room.tasks[0].id, "07_test/task2");
+    CU_ASSERT_EQUAL(room.tasks[0].nconfigs, 3);
+    CU_ASSERT_DOUBLE_EQUAL(room.tasks[0].timeout, 2.5, 1e-12);
+    CU_ASSERT_STRING_EQUAL(room.tasks[0].hint, "first part second part");
+    CU_ASSERT_DOUBLE_EQUAL(room.tasks[1].timeout, 10.0, 1e-12);
+    CU_ASSERT_PTR_NOT_NULL(room.tasks[1].hint); /* a default hint */
+    free_room(&room);
+}
+
+static void test_room_load_errors(void)
+{
+    room_meta room;
+    char err[400] = "";
+    CU_ASSERT_EQUAL(load_ini("[task1]\ntitle = A\nsource = a.c\nkind = fortran\nruns = n=1\n", &room, err, sizeof err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "unknown kind 'fortran'"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, ":4:"));
+    free_room(&room);
+    CU_ASSERT_EQUAL(load_ini("[task1]\ntitle = A\nsource = a.c\nkind = c\n", &room, err, sizeof err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "has no runs"));
+    free_room(&room);
+    CU_ASSERT_EQUAL(load_ini("[task1]\ntitel = A\n", &room, err, sizeof err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "unknown key 'titel'"));
+    free_room(&room);
+    CU_ASSERT_EQUAL(load_ini("[task1]\ntitle = A\nsource = a.c\nkind = c\nruns = n=1\ntimeout = -3\n", &room, err, sizeof err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "timeout"));
+    free_room(&room);
+    CU_ASSERT_EQUAL(load_ini("[bogus]\nx = 1\n", &room, err, sizeof err), -1);
+    free_room(&room);
+}
+
+/* ---- the generator ------------------------------------------------------------------- */
+
+static char *generate(const char *solution, int *rc, char *err, size_t errlen)
+{
+    FILE *in = fmemopen((void *)solution, strlen(solution), "r");
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+    *rc = gen_task(in, "sol.c", out, err, errlen);
+    fclose(in);
+    fclose(out);
+    return buf;
+}
+
+static void test_gen_replaces_blocks(void)
+{
+    char err[300] = "";
+    int rc;
+    char *task = generate("int main(void)\n{\n    //@ TODO 1: sum it\n    //@\n"
+                          "    //@ placeholder: int s = 0; /* TODO 1 */\n    //@ solution {\n"
+                          "    int s = 42;\n    //@ }\n    return s;\n}\n",
+                          &rc, err, sizeof err);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_STRING_EQUAL(task, "int main(void)\n{\n    // TODO 1: sum it\n    //\n"
+                                 "    int s = 0; /* TODO 1 */\n    return s;\n}\n");
+    free(task);
+}
+
+static void test_gen_errors(void)
+{
+    char err[300] = "";
+    int rc;
+    free(generate("int x;\n", &rc, err, sizeof err));
+    CU_ASSERT_EQUAL(rc, -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "no '//@ solution {' block"));
+    free(generate("//@ solution {\nint x;\n", &rc, err, sizeof err));
+    CU_ASSERT_EQUAL(rc, -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "sol.c:1:"));
+    free(generate("//@ solution {\n//@ solution {\n//@ }\n", &rc, err, sizeof err));
+    CU_ASSERT_EQUAL(rc, -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "sol.c:2:"));
+    free(generate("//@ }\n", &rc, err, sizeof err));
+    CU_ASSERT_EQUAL(rc, -1);
+    free(generate("//@ solution {\n//@ TODO inside\n//@ }\n", &rc, err, sizeof err));
+    CU_ASSERT_EQUAL(rc, -1);
+}
+
+/* ---- the runner ------------------------------------------------------------------------ */
+
+static void run_sh(const char *script, double timeout, size_t cap, run_result *res)
+{
+    char *argv[] = { "/bin/sh", "-c", (char *)script, NULL };
+    run_request req = { argv, NULL, NULL, timeout, 0.5, cap };
+    run_process(&req, res);
+}
+
+static int alive(pid_t pid)
+{
+    return kill(pid, 0) == 0 || errno != ESRCH;
+}
+
+static void test_runner_exit_and_output(void)
+{
+    run_result res;
+    run_sh("echo out; echo err >&2; exit 3", 5, 4096, &res);
+    CU_ASSERT_EQUAL(res.outcome, RUN_EXITED);
+    CU_ASSERT_EQUAL(res.exit_code, 3);
+    CU_ASSERT_STRING_EQUAL(res.out, "out\n");
+    CU_ASSERT_STRING_EQUAL(res.err, "err\n");
+    CU_ASSERT_EQUAL(res.leftovers, 0);
+    run_result_free(&res);
+}
+
+static void test_runner_stdin_is_empty(void)
+{
+    run_result res;
+    run_sh("cat; echo done", 5, 4096, &res);
+    CU_ASSERT_EQUAL(res.outcome, RUN_EXITED);
+    CU_ASSERT_STRING_EQUAL(res.out, "done\n");
+    run_result_free(&res);
+}
+
+static void test_runner_timeout(void)
+{
+    run_result res;
+    double start = now_seconds();
+    run_sh("while :; do :; done", 0.5, 4096, &res);
+    double took = now_seconds() - start;
+    CU_ASSERT_EQUAL(res.outcome, RUN_TIMEOUT);
+    CU_ASSERT(took >= 0.5 && took < 3.0);
+    run_result_free(&res);
+}
+
+static void test_runner_ignores_sigterm(void)
+{
+    run_result res;
+    double start = now_seconds();
+    run_sh("trap '' TERM; echo $$; while :; do :; done", 0.3, 4096, &res);
+    double took = now_seconds() - start;
+    CU_ASSERT_EQUAL(res.outcome, RUN_TIMEOUT);
+    /* SIGTERM ignored: SIGKILL after the 0.5 s grace */
+    CU_ASSERT(took >= 0.8 && took < 4.0);
+    pid_t pid = (pid_t)atoi(res.out);
+    CU_ASSERT(pid > 0 && !alive(pid));
+    run_result_free(&res);
+}
+
+static void test_runner_crash(void)
+{
+    run_result res;
+    run_sh("kill -SEGV $$", 5, 4096, &res);
+    CU_ASSERT_EQUAL(res.outcome, RUN_SIGNALED);
+    CU_ASSERT_EQUAL(res.signal, SIGSEGV);
+    char *text = run_describe(&res, 5);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "SIGSEGV"));
+    free(text);
+    run_result_free(&res);
+}
+
+static void test_runner_output_flood(void)
+{
+    run_result res;
+    double start = now_seconds();
+    run_sh("yes flooding", 30, 64 * 1024, &res);
+    CU_ASSERT_EQUAL(res.outcome, RUN_OUTPUT_LIMIT);
+    CU_ASSERT(res.out_len + res.err_len <= 64 * 1024);
+    CU_ASSERT(now_seconds() - start < 5);
+    run_result_free(&res);
+    /* one endless line, no newline at all */
+    run_sh("yes | tr -d '\\n'", 30, 64 * 1024, &res);
+    CU_ASSERT_EQUAL(res.outcome, RUN_OUTPUT_LIMIT);
+    CU_ASSERT(res.out_len <= 64 * 1024);
+    CU_ASSERT_EQUAL(res.leftovers, 0);
+    run_result_free(&res);
+}
+
+static void test_runner_detached_grandchild(void)
+{
+    run_result res;
+    /* setsid: the grandchild leaves the run's session and process group. */
+    run_sh("setsid sleep 300 & echo $!", 5, 4096, &res);
+    CU_ASSERT_EQUAL(res.outcome, RUN_EXITED);
+    CU_ASSERT_EQUAL(res.exit_code, 0);
+    CU_ASSERT(res.leftovers >= 1);
+    pid_t pid = (pid_t)atoi(res.out);
+    CU_ASSERT(pid > 0 && !alive(pid));
+    run_result_free(&res);
+}
+
+static void test_runner_grandchild_in_group_holding_pipe(void)
+{
+    run_result res;
+    double start = now_seconds();
+    /* The grandchild keeps stdout open: the runner must not wait for it. */
+    run_sh("sleep 300 & echo $!", 5, 4096, &res);
+    CU_ASSERT(now_seconds() - start < 3);
+    CU_ASSERT(res.leftovers >= 1);
+    pid_t pid = (pid_t)atoi(res.out);
+    CU_ASSERT(pid > 0 && !alive(pid));
+    run_result_free(&res);
+}
+
+static void test_runner_start_failure(void)
+{
+    char *argv[] = { "/nonexistent/program", NULL };
+    run_request req = { argv, NULL, NULL, 5, 0.5, 4096 };
+    run_result res;
+    run_process(&req, &res);
+    CU_ASSERT_EQUAL(res.outcome, RUN_START_FAILED);
+    CU_ASSERT_PTR_NOT_NULL(strstr(res.start_error, "/nonexistent/program"));
+    run_result_free(&res);
+}
+
+static void test_runner_environment_and_cwd(void)
+{
+    char *env[] = { "PR_UNIT_VALUE=xyz", NULL };
+    char *argv[] = { "/bin/sh", "-c", "echo $PR_UNIT_VALUE; pwd", NULL };
+    run_request req = { argv, env, "/tmp", 5, 0.5, 4096 };
+    run_result res;
+    run_process(&req, &res);
+    CU_ASSERT_STRING_EQUAL(res.out, "xyz\n/tmp\n");
+    CU_ASSERT_PTR_NULL(getenv("PR_UNIT_VALUE"));
+    run_result_free(&res);
+}
+
+/* ---- judging a run ------------------------------------------------------------------------ */
+
+static void test_judge_run(void)
+{
+    result_set want;
+    char err[100];
+    CU_ASSERT_EQUAL_FATAL(results_parse("result a = 1\n", &want, err, sizeof err), 0);
+    run_result res = { 0 };
+    char *msg = NULL;
+    res.outcome = RUN_EXITED;
+    res.out = "result a = 1\n";
+    res.err = "";
+    CU_ASSERT_EQUAL(judge_run(&res, 1, &want, &msg), ST_PASS);
+    CU_ASSERT_PTR_NULL(msg);
+    res.exit_code = 1;
+    CU_ASSERT_EQUAL(judge_run(&res, 1, &want, &msg), ST_FAIL);
+    free(msg);
+    res.exit_code = 0;
+    res.leftovers = 1;
+    CU_ASSERT_EQUAL(judge_run(&res, 1, &want, &msg), ST_FAIL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, "left 1 process"));
+    free(msg);
+    res.leftovers = 0;
+    res.out = "result a = 2\n";
+    CU_ASSERT_EQUAL(judge_run(&res, 1, &want, &msg), ST_FAIL);
+    free(msg);
+    res.out = "";
+    CU_ASSERT_EQUAL(judge_run(&res, 1, &want, &msg), ST_FAIL);
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, "missing"));
+    free(msg);
+    res.outcome = RUN_TIMEOUT;
+    CU_ASSERT_EQUAL(judge_run(&res, 1, &want, &msg), ST_TIMEOUT);
+    free(msg);
+    res.outcome = RUN_SIGNALED;
+    res.signal = SIGABRT;
+    CU_ASSERT_EQUAL(judge_run(&res, 1, &want, &msg), ST_CRASH);
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, "SIGABRT"));
+    free(msg);
+    res.outcome = RUN_OUTPUT_LIMIT;
+    CU_ASSERT_EQUAL(judge_run(&res, 1, &want, &msg), ST_FAIL);
+    free(msg);
+    results_free(&want);
+}
+
+int main(void)
+{
+    if (runner_init() != 0) {
+        fprintf(stderr, "unit-tests: cannot become a child subreaper\n");
+        return 1;
+    }
+    if (CU_initialize_registry() != CUE_SUCCESS)
+        return 1;
+    struct {
+        const char *suite;
+        const char *name;
+        void (*fn)(void);
+    } tests[] = {
+        { "results", "parse kinds of values", test_parse_kinds_of_values },
+        { "results", "parse rejects malformed lines", test_parse_rejects_malformed },
+        { "results", "compare equal", test_compare_equal },
+        { "results", "compare names key, expected, got", test_compare_names_key_expected_got },
+        { "results", "compare missing and extra keys", test_compare_missing_and_extra },
+        { "results", "integers and strings exactly", test_compare_integers_and_strings_exactly },
+        { "results", "float tolerance from the reference", test_compare_float_tolerance },
+        { "metadata", "runs expand to a product", test_expand_runs_product },
+        { "metadata", "tasks.ini loads", test_room_load },
+        { "metadata", "tasks.ini errors name file and line", test_room_load_errors },
+        { "generator", "blocks become TODOs and placeholders", test_gen_replaces_blocks },
+        { "generator", "malformed markers are errors", test_gen_errors },
+        { "runner", "exit status and output", test_runner_exit_and_output },
+        { "runner", "stdin is /dev/null", test_runner_stdin_is_empty },
+        { "runner", "a spinning child times out", test_runner_timeout },
+        { "runner", "a child ignoring SIGTERM is killed", test_runner_ignores_sigterm },
+        { "runner", "a crash names its signal", test_runner_crash },
+        { "runner", "an output flood is stopped", test_runner_output_flood },
+        { "runner", "a detached grandchild is found and killed", test_runner_detached_grandchild },
+        { "runner", "a grandchild holding the pipe", test_runner_grandchild_in_group_holding_pipe },
+        { "runner", "a program that cannot start", test_runner_start_failure },
+        { "runner", "environment and working directory", test_runner_environment_and_cwd },
+        { "grader", "judging a run", test_judge_run },
+    };
+    CU_pSuite suite = NULL;
+    const char *current = NULL;
+    for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++) {
+        if (!current || strcmp(current, tests[i].suite) != 0) {
+            suite = CU_add_suite(tests[i].suite, NULL, NULL);
+            current = tests[i].suite;
+        }
+        if (!suite || !CU_add_test(suite, tests[i].name, tests[i].fn)) {
+            CU_cleanup_registry();
+            return 1;
+        }
+    }
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    CU_basic_run_tests();
+    unsigned failures = CU_get_number_of_failures();
+    unsigned failed_suites = CU_get_number_of_suites_failed();
+    CU_cleanup_registry();
+    if (failures > 0 || failed_suites > 0)
+        fprintf(stderr, "unit-tests: %u assertion failure(s)\n", failures);
+    return failures > 0 || failed_suites > 0 ? 1 : 0;
+}
