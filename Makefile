@@ -7,6 +7,8 @@
 # GRADE_TIMEOUT_SCALE (multiplies every timeout), NO_COLOR, V=1 (echo commands).
 
 SHELL := /bin/bash
+# The checks share build/bin: never run them side by side.
+.NOTPARALLEL:
 .DEFAULT_GOAL := all
 
 ifneq ($(V),1)
@@ -26,7 +28,7 @@ DEPS     := bash grading/deps.sh
 # ROOM / TASK filters for the grader.
 GRADE_FILTER := $(if $(ROOM),--room $(ROOM)) $(if $(TASK),--task $(TASK))
 
-.PHONY: all list grade test unit-test check-generated check-solutions check-tasks check-hostile \
+.PHONY: all list grade test unit-test check-generated check-solutions check-tasks check-hostile check-gpu \
         pristine generate doctor deps hint reset grade-class bench clean help
 
 all: $(GRADE) $(PRGEN)
@@ -52,7 +54,7 @@ grade: $(GRADE)
 ## test: the maintainers' checks: unit tests, generated tasks, solutions PASS, untouched tasks FAIL
 test:
 	$(Q)$(DEPS) ensure test
-	$(Q)$(MAKE) --no-print-directory unit-test check-generated check-solutions check-tasks check-hostile
+	$(Q)$(MAKE) --no-print-directory unit-test check-generated check-solutions check-tasks check-hostile check-gpu
 	@echo "make test: all checks passed"
 
 unit-test: $(UNIT)
@@ -79,6 +81,10 @@ check-tasks: $(GRADE) pristine
 ## check-hostile: broken tasks (hang, crash, flood, leftovers, ...) get the right status, nothing left running
 check-hostile: $(GRADE)
 	$(Q)bash grading/tests/check-hostile.sh
+
+## check-gpu: on a machine with an NVIDIA GPU, the grader's native CUDA path and compute-sanitizer (SKIP elsewhere)
+check-gpu: $(GRADE) $(PRGEN)
+	$(Q)bash grading/tests/check-gpu.sh
 
 ## generate: (maintainers) rewrite the tasks from the solutions; differing files are backed up first
 generate: $(PRGEN)

@@ -169,9 +169,16 @@ void grade_task(const grade_context *ctx, const task_meta *task, int index, int 
         tr->message = xasprintf("the reference solution does not build (a bug in the workbook):\n%s", failure);
         free(failure);
     }
+    if (tr->status == ST_BUILD_ERROR && runner_interrupted()) {
+        /* Not the learner's fault: the build was stopped, it did not fail. */
+        free(tr->message);
+        tr->message = NULL;
+        tr->status = ST_PASS;
+    }
+    int built = tr->status != ST_BUILD_ERROR;
     double timeout = task->timeout * ctx->timeout_scale;
     grade_status worst = ST_PASS;
-    for (int c = 0; tr->status != ST_BUILD_ERROR && c < task->nconfigs; c++) {
+    for (int c = 0; built && c < task->nconfigs; c++) {
         const run_config *cfg = &task->configs[c];
         run_report *rr = &tr->runs[c];
         if (runner_interrupted() || (worst == ST_TIMEOUT && ctx->stop_after_timeout)) {
@@ -221,25 +228,26 @@ void grade_task(const grade_context *ctx, const task_meta *task, int index, int 
         sl_free(&cmd);
         sl_free(&env);
     }
-    if (tr->status != ST_BUILD_ERROR) {
+    if (built) {
         tr->status = worst;
         int not_run = 0;
         for (int c = 0; c < tr->nruns; c++)
             not_run += !tr->runs[c].ran;
         /* Never PASS what did not run. */
-        if (tr->status == ST_PASS && not_run > 0) {
+        if (not_run > 0 && (tr->status == ST_PASS || runner_interrupted())) {
             tr->status = ST_FAIL;
-            tr->message = xasprintf("%d of %d runs did not happen (interrupted)", not_run, tr->nruns);
+            tr->message = xasprintf("%d of %d runs did not happen (%s)", not_run, tr->nruns,
+                                    runner_interrupted() ? "the grader was interrupted" : "stopped early");
         }
         /* The message of the first run with the task's (worst) status. */
         for (int c = 0; c < tr->nruns && !tr->message; c++)
             if (tr->runs[c].ran && tr->runs[c].status == tr->status && tr->runs[c].message)
                 tr->message = with_config(tr->runs[c].message, tr->runs[c].config);
         if (tr->status != ST_PASS) {
-            int failed = 0;
+            int passed = 0;
             for (int c = 0; c < tr->nruns; c++)
-                failed += tr->runs[c].ran && tr->runs[c].status != ST_PASS;
-            char *more = xasprintf("%s\n(%d of %d runs did not pass)", tr->message ? tr->message : "", failed,
+                passed += tr->runs[c].ran && tr->runs[c].status == ST_PASS;
+            char *more = xasprintf("%s\n(%d of %d runs passed)", tr->message ? tr->message : "", passed,
                                    tr->nruns);
             free(tr->message);
             tr->message = more;

@@ -252,8 +252,8 @@ int main(int argc, char **argv)
                 }
         }
     }
-    if (rep.ntasks < nselected) {
-        printf("grade: interrupted after %d of %d tasks\n", rep.ntasks, nselected);
+    if (runner_interrupted()) {
+        printf("grade: interrupted (%d of %d tasks graded; nothing left running)\n", rep.ntasks, nselected);
         exit_code = 130;
     }
     if (expect && exit_code == 0)

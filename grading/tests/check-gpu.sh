@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# check-gpu.sh -- the grader's native CUDA path on a real GPU: a tiny CUDA
+# workbook (grading/tests/gpu-smoke) graded with nvcc (CUDA_ARCH, native by
+# default): its solution must PASS, its generated task FAIL; then
+# compute-sanitizer's memcheck, racecheck, synccheck and initcheck on the solution.
+# Without a GPU it says SKIP and succeeds: nothing was checked.
+set -u
+cd "$(dirname "$0")/../.."
+if ! nvidia-smi -L >/dev/null 2>&1; then
+    echo "check-gpu: SKIP: no NVIDIA GPU here (nothing checked)"
+    exit 0
+fi
+export NO_COLOR=1
+root=grading/tests/gpu-smoke
+out=build/gpu-smoke
+rm -rf "$out" && mkdir -p "$out/99_smoke"
+grading/bin/prgen "$root/solutions/99_smoke/task1.cu" -o "$out/99_smoke/task1.cu" || exit 1
+status=0
+grading/bin/grade --root "$root" --tasks-from "$root/solutions" --expect pass --werror --quiet \
+    --json "$out/pass.json" --junit "$out/pass.xml" || status=1
+grading/bin/grade --root "$root" --tasks-from "$out" --expect fail --werror --quiet \
+    --json "$out/fail.json" --junit "$out/fail.xml" || status=1
+exe=$root/build/bin/ref/99_smoke/task1
+if command -v compute-sanitizer >/dev/null 2>&1; then
+    for tool in memcheck racecheck synccheck initcheck; do
+        log=$(compute-sanitizer --tool "$tool" --error-exitcode 3 "$exe" n=100003 seed=7 2>&1); rc=$?
+        echo "check-gpu: compute-sanitizer $tool: $(grep -E 'SUMMARY' <<<"$log" | tail -n1)"
+        [ $rc -eq 0 ] || { echo "$log" | tail -20; status=1; }
+    done
+else
+    echo "check-gpu: compute-sanitizer not found: sanitizer runs not done"
+fi
+[ $status -eq 0 ] && echo "check-gpu: the native CUDA path works on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -n1)"
+exit $status
