@@ -49,7 +49,7 @@ static char *build(const grade_context *ctx, const task_meta *task, const char *
         char *how = run_describe(&res, BUILD_TIMEOUT * ctx->timeout_scale);
         const char *text = res.err_len ? res.err : res.out;
         char *head = first_lines(text, ERROR_LINES, 4000);
-        failure = xasprintf("%s failed (%s):\n%s", cmd.items[0], how, head);
+        failure = xasprintf("it does not compile (%s %s):\n%s", cmd.items[0], how, head);
         free(head);
         free(how);
     }
