@@ -21,6 +21,7 @@ const char *status_name(grade_status st)
 /* ---- terminal ------------------------------------------------------------------ */
 
 static int use_colour = 0, on_tty = 0, be_quiet = 0;
+static char progress_prefix[160]; /* "[2/5] 01_threads/task2" while a task is graded */
 
 void term_init(int quiet)
 {
@@ -72,18 +73,20 @@ void term_task_start(int index, int total, const task_meta *task)
 {
     if (be_quiet)
         return;
+    snprintf(progress_prefix, sizeof progress_prefix, "[%d/%d] %s", index, total, task->id);
     if (on_tty) {
-        printf("[%d/%d] %s  building...", index, total, task->id);
+        printf("%s  building...", progress_prefix);
         fflush(stdout);
     }
 }
 
 void term_run_progress(const task_meta *task, int run, int nruns, const char *config)
 {
+    (void)task;
     if (be_quiet || !on_tty)
         return;
     clear_line();
-    printf("        %s  run %d/%d  %s", task->id, run, nruns, config);
+    printf("%s  run %d/%d  %s", progress_prefix, run, nruns, config);
     fflush(stdout);
 }
 
