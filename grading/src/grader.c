@@ -13,8 +13,7 @@
 #define ERROR_LINES 20
 
 /* Runs cmd in a fresh scratch folder (removed afterwards). */
-static void run_in_scratch(const grade_context *ctx, strlist *cmd, strlist *env, double timeout,
-                           size_t cap, run_result *res)
+static void run_in_scratch(strlist *cmd, strlist *env, double timeout, size_t cap, run_result *res)
 {
     const char *tmp = getenv("TMPDIR");
     char *scratch = xasprintf("%s/pr-run-XXXXXX", tmp && *tmp ? tmp : "/tmp");
@@ -28,7 +27,6 @@ static void run_in_scratch(const grade_context *ctx, strlist *cmd, strlist *env,
         remove_tree(scratch);
         free(scratch);
     }
-    (void)ctx;
 }
 
 /* Compiles source into exe; returns NULL, or the reason it failed (new string). */
@@ -43,7 +41,7 @@ static char *build(const grade_context *ctx, const task_meta *task, const char *
     strlist cmd = { 0 };
     build_command(ctx->tc, task, source, exe, &cmd);
     run_result res;
-    run_in_scratch(ctx, &cmd, NULL, BUILD_TIMEOUT * ctx->timeout_scale, BUILD_OUTPUT_CAP, &res);
+    run_in_scratch(&cmd, NULL, BUILD_TIMEOUT * ctx->timeout_scale, BUILD_OUTPUT_CAP, &res);
     char *failure = NULL;
     if (res.outcome != RUN_EXITED || res.exit_code != 0) {
         char *how = run_describe(&res, BUILD_TIMEOUT * ctx->timeout_scale);
@@ -58,9 +56,39 @@ static char *build(const grade_context *ctx, const task_meta *task, const char *
     return failure;
 }
 
-grade_status judge_run(const run_result *task_run, double timeout, const result_set *expected, char **message)
+int launcher_reported_signal(const char *err)
+{
+    /* MPICH (Hydra): "YOUR APPLICATION TERMINATED WITH THE EXIT STRING: Segmentation fault (signal 11)"
+     * Open MPI:      "... process rank 1 with PID 0 on node x exited on signal 11 (Segmentation fault)." */
+    static const char *const markers[] = { "EXIT STRING:", "exited on signal " };
+    for (size_t m = 0; m < sizeof markers / sizeof markers[0]; m++) {
+        const char *at = err ? strstr(err, markers[m]) : NULL;
+        if (!at)
+            continue;
+        const char *line_end = strchr(at, '\n');
+        const char *sig = strstr(at, m == 0 ? "(signal " : "exited on signal ");
+        if (!sig || (line_end && sig > line_end))
+            continue;
+        int number = atoi(sig + strlen(m == 0 ? "(signal " : "exited on signal "));
+        if (number > 0 && number < 65)
+            return number;
+    }
+    return 0;
+}
+
+grade_status judge_run(const run_result *task_run, double timeout, const result_set *expected, int via_launcher,
+                       char **message)
 {
     *message = NULL;
+    int rank_signal = via_launcher && task_run->outcome == RUN_EXITED && task_run->exit_code != 0
+                    ? launcher_reported_signal(task_run->err) : 0;
+    if (!rank_signal && via_launcher && task_run->outcome == RUN_EXITED && task_run->exit_code != 0)
+        rank_signal = launcher_reported_signal(task_run->out); /* Hydra prints it on stdout */
+    if (rank_signal) {
+        *message = xasprintf("a rank was killed by %s (%s), said %s", signal_name(rank_signal),
+                             strsignal(rank_signal), "the MPI launcher");
+        return ST_CRASH;
+    }
     switch (task_run->outcome) {
     case RUN_TIMEOUT:
         *message = run_describe(task_run, timeout);
@@ -191,7 +219,7 @@ void grade_task(const grade_context *ctx, const task_meta *task, int index, int 
         strlist cmd = { 0 }, env = { 0 };
         launch_command(ctx->tc, task, cfg, ref_exe, &cmd, &env);
         run_result ref;
-        run_in_scratch(ctx, &cmd, &env, timeout, ctx->output_cap, &ref);
+        run_in_scratch(&cmd, &env, timeout, ctx->output_cap, &ref);
         sl_free(&cmd);
         sl_free(&env);
         result_set expected = { 0 };
@@ -215,10 +243,10 @@ void grade_task(const grade_context *ctx, const task_meta *task, int index, int 
 
         launch_command(ctx->tc, task, cfg, task_exe, &cmd, &env);
         run_result res;
-        run_in_scratch(ctx, &cmd, &env, timeout, ctx->output_cap, &res);
+        run_in_scratch(&cmd, &env, timeout, ctx->output_cap, &res);
         rr->ran = res.outcome != RUN_INTERRUPTED;
         rr->seconds = res.seconds;
-        rr->status = judge_run(&res, timeout, &expected, &rr->message);
+        rr->status = judge_run(&res, timeout, &expected, task_uses_launcher(task), &rr->message);
         if (rr->status != ST_PASS && !tr->log_path)
             tr->log_path = write_log(ctx, task, cfg->label, &cmd, &res, rr->message, &expected);
         if (rr->status > worst)

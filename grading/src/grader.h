@@ -24,9 +24,13 @@ void grade_task(const grade_context *ctx, const task_meta *task, int index, int 
 void task_report_free(task_report *tr);
 
 /* The status a finished run of the task deserves, given the reference's results
- * (NULL when the reference itself failed).  *message gets a new string or NULL.
+ * (NULL when the reference itself failed); via_launcher: it ran under mpiexec,
+ * which turns a rank's signal into an exit status.  *message gets a new string or NULL.
  * Exposed for the unit tests. */
 grade_status judge_run(const run_result *task_run, double timeout, const result_set *expected,
-                       char **message);
+                       int via_launcher, char **message);
+/* A rank's death as the MPI launcher reports it on stderr (MPICH's Hydra or
+ * Open MPI's mpiexec): the signal number, or 0. */
+int launcher_reported_signal(const char *err);
 
 #endif

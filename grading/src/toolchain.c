@@ -153,6 +153,11 @@ static int kind_uses_cuda(const task_meta *t)
     return kind_is(t, "cuda") || kind_is(t, "cuda_mpi") || kind_is(t, "nccl");
 }
 
+int task_uses_launcher(const task_meta *task)
+{
+    return kind_uses_mpi(task);
+}
+
 char *toolchain_skip_reason(const toolchain *tc, const task_meta *task)
 {
     if (kind_uses_mpi(task) && !tc->have_mpi)

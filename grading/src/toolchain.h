@@ -40,6 +40,9 @@ void build_command(const toolchain *tc, const task_meta *task, const char *sourc
 void launch_command(const toolchain *tc, const task_meta *task, const run_config *cfg, const char *exe,
                     strlist *argv, strlist *env);
 
+/* 1 when the task runs under mpiexec (the MPI kinds). */
+int task_uses_launcher(const task_meta *task);
+
 /* Looks a program up in PATH (or checks a path with a slash); 1 if executable. */
 int program_exists(const char *name);
 

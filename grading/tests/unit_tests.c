@@ -448,36 +448,56 @@ static void test_judge_run(void)
     res.outcome = RUN_EXITED;
     res.out = "result a = 1\n";
     res.err = "";
-    CU_ASSERT_EQUAL(judge_run(&res, 1, &want, &msg), ST_PASS);
+    CU_ASSERT_EQUAL(judge_run(&res, 1, &want, 0, &msg), ST_PASS);
     CU_ASSERT_PTR_NULL(msg);
     res.exit_code = 1;
-    CU_ASSERT_EQUAL(judge_run(&res, 1, &want, &msg), ST_FAIL);
+    CU_ASSERT_EQUAL(judge_run(&res, 1, &want, 0, &msg), ST_FAIL);
     free(msg);
     res.exit_code = 0;
     res.leftovers = 1;
-    CU_ASSERT_EQUAL(judge_run(&res, 1, &want, &msg), ST_FAIL);
+    CU_ASSERT_EQUAL(judge_run(&res, 1, &want, 0, &msg), ST_FAIL);
     CU_ASSERT_PTR_NOT_NULL(strstr(msg, "left 1 process"));
     free(msg);
     res.leftovers = 0;
     res.out = "result a = 2\n";
-    CU_ASSERT_EQUAL(judge_run(&res, 1, &want, &msg), ST_FAIL);
+    CU_ASSERT_EQUAL(judge_run(&res, 1, &want, 0, &msg), ST_FAIL);
     free(msg);
     res.out = "";
-    CU_ASSERT_EQUAL(judge_run(&res, 1, &want, &msg), ST_FAIL);
+    CU_ASSERT_EQUAL(judge_run(&res, 1, &want, 0, &msg), ST_FAIL);
     CU_ASSERT_PTR_NOT_NULL(strstr(msg, "missing"));
     free(msg);
     res.outcome = RUN_TIMEOUT;
-    CU_ASSERT_EQUAL(judge_run(&res, 1, &want, &msg), ST_TIMEOUT);
+    CU_ASSERT_EQUAL(judge_run(&res, 1, &want, 0, &msg), ST_TIMEOUT);
     free(msg);
     res.outcome = RUN_SIGNALED;
     res.signal = SIGABRT;
-    CU_ASSERT_EQUAL(judge_run(&res, 1, &want, &msg), ST_CRASH);
+    CU_ASSERT_EQUAL(judge_run(&res, 1, &want, 0, &msg), ST_CRASH);
     CU_ASSERT_PTR_NOT_NULL(strstr(msg, "SIGABRT"));
     free(msg);
     res.outcome = RUN_OUTPUT_LIMIT;
-    CU_ASSERT_EQUAL(judge_run(&res, 1, &want, &msg), ST_FAIL);
+    CU_ASSERT_EQUAL(judge_run(&res, 1, &want, 0, &msg), ST_FAIL);
+    free(msg);
+    /* Under mpiexec a rank's signal arrives as the launcher's exit status and words. */
+    res.outcome = RUN_EXITED;
+    res.exit_code = 11;
+    res.out = "";
+    res.err = "YOUR APPLICATION TERMINATED WITH THE EXIT STRING: Segmentation fault (signal 11)\n";
+    CU_ASSERT_EQUAL(judge_run(&res, 1, &want, 1, &msg), ST_CRASH);
+    CU_ASSERT_PTR_NOT_NULL(msg && strstr(msg, "SIGSEGV"));
+    free(msg);
+    CU_ASSERT_EQUAL(judge_run(&res, 1, &want, 0, &msg), ST_FAIL); /* not launched by mpiexec */
     free(msg);
     results_free(&want);
+}
+
+static void test_launcher_signal(void)
+{
+    CU_ASSERT_EQUAL(launcher_reported_signal("x\nYOUR APPLICATION TERMINATED WITH THE EXIT STRING: Aborted (signal 6)\n"), 6);
+    CU_ASSERT_EQUAL(launcher_reported_signal("mpiexec noticed that process rank 1 with PID 0 on node n1 exited on "
+                                             "signal 11 (Segmentation fault).\n"), 11);
+    CU_ASSERT_EQUAL(launcher_reported_signal("EXIT STRING: Terminated\n"), 0);
+    CU_ASSERT_EQUAL(launcher_reported_signal(""), 0);
+    CU_ASSERT_EQUAL(launcher_reported_signal(NULL), 0);
 }
 
 int main(void)
@@ -516,6 +536,7 @@ int main(void)
         { "runner", "a program that cannot start", test_runner_start_failure },
         { "runner", "environment and working directory", test_runner_environment_and_cwd },
         { "grader", "judging a run", test_judge_run },
+        { "grader", "a rank's signal from the MPI launcher", test_launcher_signal },
     };
     CU_pSuite suite = NULL;
     const char *current = NULL;
