@@ -22,6 +22,14 @@
  *   - deterministic data from a seed: pr_rng_seed(), pr_rng_next(), pr_rng_range(),
  *     pr_rng_double().
  *
+ * MPI programs: write  #define PR_MPI  before  #include "pr.h"  (which then
+ * includes <mpi.h>), and call MPI_Init before anything from pr.h.  Then only
+ * rank 0 prints result lines, times, checks and argument errors (another
+ * rank prints only a WRONG check, tagged with its rank); a bad argument ends
+ * every rank with MPI_Finalize and exit status 2; and pr_finish() is collective:
+ * it adds up every rank's wrong results, so all ranks return the same verdict.
+ * Call it on every rank, then MPI_Finalize().
+ *
  * Everything is static so the header needs no separate library.
  */
 #ifndef PARALLEL_ROOMS_PR_H
@@ -41,12 +49,55 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#ifdef PR_MPI
+#include <mpi.h>
+#endif
 
 #if defined(__GNUC__)
 #define PR_UNUSED __attribute__((unused))
 #else
 #define PR_UNUSED
 #endif
+
+/* ------------------------------------------------------------------------- */
+/* Ranks (MPI) -- without PR_MPI there is one "rank", 0                       */
+/* ------------------------------------------------------------------------- */
+
+/* 1 while MPI is initialised and not yet finalised. */
+static PR_UNUSED int pr_mpi_active(void)
+{
+#ifdef PR_MPI
+    int initialized = 0, finalized = 0;
+    MPI_Initialized(&initialized);
+    MPI_Finalized(&finalized);
+    return initialized && !finalized;
+#else
+    return 0;
+#endif
+}
+
+/* This process's rank in MPI_COMM_WORLD (0 without MPI). */
+static PR_UNUSED int pr_rank(void)
+{
+#ifdef PR_MPI
+    if (pr_mpi_active()) {
+        int rank = 0;
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        return rank;
+    }
+#endif
+    return 0;
+}
+
+/* exit(), after MPI_Finalize when MPI is active (every rank reaches it together). */
+static PR_UNUSED void pr_exit(int status)
+{
+#ifdef PR_MPI
+    if (pr_mpi_active())
+        MPI_Finalize();
+#endif
+    exit(status);
+}
 
 /* ------------------------------------------------------------------------- */
 /* Arguments: name=value                                                      */
@@ -90,9 +141,10 @@ static PR_UNUSED long long pr_arg_long(int argc, char **argv, const char *name,
         errno = 0;
         long long parsed = strtoll(text, &end, 10);
         if (errno != 0 || end == text || *end != '\0' || parsed < lo || parsed > hi) {
-            fprintf(stderr, "%s: bad argument %s=%s: %s must be an integer from %lld to %lld\n",
-                    pr_program_name(argv[0]), name, text, name, lo, hi);
-            exit(2);
+            if (pr_rank() == 0)
+                fprintf(stderr, "%s: bad argument %s=%s: %s must be an integer from %lld to %lld\n",
+                        pr_program_name(argv[0]), name, text, name, lo, hi);
+            pr_exit(2);
         }
         value = parsed;
         pr_args.used[i] = 1;
@@ -111,6 +163,8 @@ static PR_UNUSED void pr_args_done(int argc, char **argv)
         int help = strcmp(argv[i], "help") == 0 || strcmp(argv[i], "--help") == 0 ||
                    strcmp(argv[i], "-h") == 0;
         FILE *out = help ? stdout : stderr;
+        if (pr_rank() != 0)
+            pr_exit(help ? 0 : 2); /* rank 0 says it, once */
         if (!help)
             fprintf(out, "%s: unknown argument '%s' (allowed:", prog, argv[i]);
         else
@@ -123,7 +177,8 @@ static PR_UNUSED void pr_args_done(int argc, char **argv)
                 fprintf(out, " %s=<%lld..%lld>", pr_args.name[k], pr_args.lo[k], pr_args.hi[k]);
         }
         fprintf(out, help ? "\n" : ")\n");
-        exit(help ? 0 : 2);
+        fflush(out);
+        pr_exit(help ? 0 : 2);
     }
 }
 
@@ -133,18 +188,21 @@ static PR_UNUSED void pr_args_done(int argc, char **argv)
 
 static PR_UNUSED void pr_result_int(const char *name, long long value)
 {
-    printf("result %s = %lld\n", name, value);
+    if (pr_rank() == 0)
+        printf("result %s = %lld\n", name, value);
 }
 
 static PR_UNUSED void pr_result_str(const char *name, const char *value)
 {
-    printf("result %s = %s\n", name, value);
+    if (pr_rank() == 0)
+        printf("result %s = %s\n", name, value);
 }
 
 /* rel_tol: the grader accepts |got - expected| <= rel_tol * max(1, |expected|). */
 static PR_UNUSED void pr_result_double(const char *name, double value, double rel_tol)
 {
-    printf("result %s = %.17g tol %g\n", name, value, rel_tol);
+    if (pr_rank() == 0)
+        printf("result %s = %.17g tol %g\n", name, value, rel_tol);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -156,7 +214,11 @@ static int pr_wrong_results PR_UNUSED = 0;
 static PR_UNUSED int pr_check_int(const char *what, long long got, long long expected)
 {
     int ok = got == expected;
-    printf("  %-28s got %-20lld expected %-20lld %s\n", what, got, expected, ok ? "ok" : "WRONG");
+    int rank = pr_rank();
+    if (rank == 0)
+        printf("  %-28s got %-20lld expected %-20lld %s\n", what, got, expected, ok ? "ok" : "WRONG");
+    else if (!ok)
+        printf("  [rank %d] %-19s got %-20lld expected %-20lld WRONG\n", rank, what, got, expected);
     if (!ok)
         pr_wrong_results++;
     return ok;
@@ -171,15 +233,29 @@ static PR_UNUSED int pr_close_enough(double got, double expected, double rel_tol
 static PR_UNUSED int pr_check_double(const char *what, double got, double expected, double rel_tol)
 {
     int ok = pr_close_enough(got, expected, rel_tol);
-    printf("  %-28s got %-20.10g expected %-20.10g %s\n", what, got, expected, ok ? "ok" : "WRONG");
+    int rank = pr_rank();
+    if (rank == 0)
+        printf("  %-28s got %-20.10g expected %-20.10g %s\n", what, got, expected, ok ? "ok" : "WRONG");
+    else if (!ok)
+        printf("  [rank %d] %-19s got %-20.10g expected %-20.10g WRONG\n", rank, what, got, expected);
     if (!ok)
         pr_wrong_results++;
     return ok;
 }
 
-/* The exit status: 0 when every check passed, 1 otherwise. */
+/* The exit status: 0 when every check passed, 1 otherwise.  With MPI it is
+ * collective: every rank returns the same verdict. */
 static PR_UNUSED int pr_finish(void)
 {
+#ifdef PR_MPI
+    if (pr_mpi_active()) {
+        int mine = pr_wrong_results, all = 0;
+        MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        pr_wrong_results = all;
+    }
+#endif
+    if (pr_rank() != 0)
+        return pr_wrong_results > 0 ? 1 : 0;
     if (pr_wrong_results > 0)
         printf("verdict: %d wrong result%s\n", pr_wrong_results, pr_wrong_results == 1 ? "" : "s");
     else
@@ -220,6 +296,8 @@ static PR_UNUSED double pr_best_of(int reps, void (*fn)(void *), void *ctx)
 static PR_UNUSED void pr_print_time(const char *what, double seconds, double baseline_seconds,
                                     const char *baseline_name)
 {
+    if (pr_rank() != 0)
+        return;
     printf("  time %-23s %10.6f s", what, seconds);
     if (baseline_seconds > 0 && seconds > 0)
         printf("   (%.2fx speedup vs %s)", baseline_seconds / seconds, baseline_name);
