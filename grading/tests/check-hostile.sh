@@ -16,13 +16,16 @@ export NO_COLOR=1 GRADE_TIMEOUT_SCALE=0.2   # task1's 10 s timeout becomes 2 s
 fail() { echo "check-hostile: FAILED: $*"; failures=$((failures + 1)); }
 
 # grade_hostile NAME EXPECTED_STATUS MAX_SECONDS [grep pattern the output must contain]
+# The hostile program stands in for TASK (default 01_threads/task1) of workbook ROOT (default .).
 grade_hostile() {
     local name=$1 want=$2 max=$3 pattern=${4:-}
     local src=grading/tests/hostile/$name.c
-    cp "$src" "$work/01_threads/task1.c"
+    local task=${TASK:-01_threads/task1} root=${ROOT:-.}
+    mkdir -p "$work/${task%/*}"
+    cp "$src" "$work/$task.c"
     local start end out status
     start=$(date +%s.%N)
-    out=$("$GRADE" --task 01_threads/task1 --tasks-from "$work" --quiet \
+    out=$("$GRADE" --root "$root" --task "$task" --tasks-from "$work" --quiet \
           --json "$work/$name.json" --junit "$work/$name.xml" 2>&1)
     local rc=$?
     end=$(date +%s.%N)
@@ -42,9 +45,11 @@ grade_hostile() {
     # The grader's own memory stays bounded (it keeps at most 1 MiB of output per run).
     local rss; rss=$(grep -oE '"max_rss_kib": [0-9]+' "$work/$name.json" | grep -oE '[0-9]+$')
     if [ -z "$rss" ] || [ "$rss" -gt 65536 ]; then fail "$name: grader peak memory ${rss:-unknown} KiB"; fi
-    if pgrep -f 'sleep 3127' >/dev/null || pgrep -f "$(pwd)/build/bin/task/01_threads/task1" >/dev/null; then
-        fail "$name: left a process running: $(pgrep -af 'sleep 3127|build/bin/task/01_threads/task1')"
-        pkill -9 -f 'sleep 3127|build/bin/task/01_threads/task1'
+    # the hostile programs' own paths (mpiexec's command line names the program too)
+    local leftovers='sleep 3127|/build/bin/task/01_threads/task1|mpi-smoke/build/bin/task/'
+    if pgrep -f "$leftovers" >/dev/null; then
+        fail "$name: left a process running: $(pgrep -af "$leftovers")"
+        pkill -9 -f "$leftovers"
     fi
 }
 
@@ -54,6 +59,21 @@ grade_hostile null_deref   CRASH       8  'SIGSEGV'
 grade_hostile syntax_error BUILD_ERROR 8  'error'
 grade_hostile flood        FAIL        8  'output'
 grade_hostile grandchild   FAIL        10 'left [0-9]+ process'
+
+# MPI: the same grader launching through mpiexec (a one-task fixture workbook).
+if command -v mpicc >/dev/null 2>&1 && command -v mpiexec >/dev/null 2>&1; then
+    export ROOT=grading/tests/mpi-smoke TASK=99_mpi/task1
+    grade_hostile mpi_deadlock  TIMEOUT 8  'timeout'
+    grade_hostile mpi_rank_dies CRASH   12 'SIGSEGV'
+    grade_hostile spin          TIMEOUT 8  'timeout'
+    unset ROOT TASK
+    # and the fixture's own solution passes under mpiexec with 1 to 4 ranks
+    "$GRADE" --root grading/tests/mpi-smoke --tasks-from grading/tests/mpi-smoke/solutions --expect pass \
+        --quiet --json "$work/mpi-pass.json" --junit "$work/mpi-pass.xml" >/dev/null ||
+        fail "the MPI fixture's solution does not pass under mpiexec"
+else
+    echo "check-hostile: SKIP the MPI cases: mpicc/mpiexec not found (make deps installs MPICH)"
+fi
 
 # Every solution rejects a bad argument with one line on stderr and exit status 2.
 # (check-solutions, run before this, built them all.)
