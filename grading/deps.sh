@@ -47,11 +47,12 @@ check_test() {
     if command -v "$CC" >/dev/null 2>&1; then
         can_link CUnit/Basic.h -lcunit || need libcunit1-dev "CUnit (the grader's unit tests)"
     fi
+    # The maintainers' checks grade the MPI rooms too: a SKIP there would check nothing.
+    { command -v mpicc && command -v mpiexec; } >/dev/null 2>&1 || need "mpich libmpich-dev" "MPI (MPICH: mpicc, mpiexec) for the MPI rooms"
 }
 
 check_all() {
     check_test
-    { command -v mpicc && command -v mpiexec; } >/dev/null 2>&1 || need "mpich libmpich-dev" "MPI (MPICH: mpicc, mpiexec) for the MPI rooms"
 }
 
 case "$job" in
