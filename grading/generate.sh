@@ -9,6 +9,7 @@ tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
 for sol in $(list_solutions); do
     task=${sol#solutions/}
+    mkdir -p "$(dirname "$task")"
     grading/bin/prgen "$sol" > "$tmp"
     if [ -e "$task" ] && ! cmp -s "$tmp" "$task"; then
         if ! git rev-parse -q --verify HEAD >/dev/null 2>&1 || ! git diff --quiet HEAD -- "$task" 2>/dev/null; then
