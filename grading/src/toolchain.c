@@ -216,8 +216,14 @@ void launch_command(const toolchain *tc, const task_meta *task, const run_config
         sl_push(argv, tc->mpiexec);
         sl_push(argv, "-n");
         sl_push(argv, ranks ? ranks : "1");
-        if (tc->mpi_is_openmpi)
+        if (tc->mpi_is_openmpi) {
+            /* Open MPI refuses more ranks than cores, and root, unless told. */
             sl_push(argv, "--oversubscribe");
+            if (geteuid() == 0) {
+                sl_push(env, "OMPI_ALLOW_RUN_AS_ROOT=1");
+                sl_push(env, "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1");
+            }
+        }
         for (int i = 0; i < tc->mpiexec_flags.count; i++)
             sl_push(argv, tc->mpiexec_flags.items[i]);
     }
