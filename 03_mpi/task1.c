@@ -1,0 +1,190 @@
+/*
+ * Room 03, task 1: a distributed sum with MPI_Reduce.
+ *
+ * Add up 0.001 * i for i = 0, 1, ..., n-1 with `size` MPI ranks.  Every rank
+ * runs this same program (SPMD): each one sums its own contiguous block of the
+ * index range, and MPI_Reduce adds the partial sums into one total on rank 0.
+ * n need not be a multiple of the number of ranks: the first n % size ranks
+ * take one index more than the others, so no block is more than one index
+ * larger than another.
+ *
+ *   TODO 1: the bounds [lo, hi) of this rank's block.
+ *   TODO 2: MPI_Reduce of the partial sums into `total` on rank 0.
+ *
+ * The exact answer is 0.001 * n(n-1)/2.  The ranks add in a different order
+ * from the serial loop, so the last few digits may differ (and they differ
+ * between rank counts): the sum is compared with a small relative tolerance.
+ *
+ * Build and run by hand, from the room's folder:
+ *   mpicc -std=c11 -O2 -Wall -Wextra -I../grading -o task1 task1.c -lm
+ *   mpiexec -n 4 ./task1 n=1000003
+ * Grade it from the top folder:  make grade TASK=03_mpi/task1
+ */
+#define PR_MPI
+#include "pr.h"
+
+/* Sets [*lo, *hi) to rank `rank`'s block of the indices [0, n) split over
+ * `size` ranks: contiguous, in rank order, sizes differing by at most one. */
+static void my_block(long n, int size, int rank, long *lo, long *hi)
+{
+    // TODO 1: Every rank gets n / size indices, and the first n % size ranks
+    //         one more.  Rank r's block starts right after the blocks of
+    //         ranks 0 .. r-1 (for n=10 and 4 ranks: sizes 3,3,2,2, starts
+    //         0,3,6,8).  Set *lo to the first index and *hi to one past the last.
+    *lo = 0; /* TODO 1: this rank's block */
+    *hi = 0;
+    (void)n, (void)size, (void)rank; /* (only silences "unused" warnings) */
+}
+
+/* Every rank sums its block; returns the total on rank 0 (0 on the others). */
+static double distributed_sum(long n)
+{
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+
+    long lo, hi;
+    my_block(n, size, rank, &lo, &hi);
+    double local = 0.0;
+    for (long i = lo; i < hi; i++)
+        local += 0.001 * (double)i;
+
+    // TODO 2: Add up every rank's `local` into `total` on rank 0 with one
+    //         call: MPI_Reduce(&local, &total, 1, MPI_DOUBLE, MPI_SUM, 0,
+    //         MPI_COMM_WORLD).  Every rank must call it (it is a collective),
+    //         and only the root (rank 0) gets the result.
+    double total = 0.0; /* TODO 2: reduce the partial sums onto rank 0 */
+    (void)local;        /* (only silences an "unused" warning) */
+    return rank == 0 ? total : 0.0;
+}
+
+/* ---- no need to change below ---- */
+
+static double sum_serial(long n)
+{
+    double sum = 0.0;
+    for (long i = 0; i < n; i++)
+        sum += 0.001 * (double)i;
+    return sum;
+}
+
+/* A barrier that waits without spinning: MPI_Ibarrier, then test and sleep.
+ * While rank 0 times something on its own, the other ranks sleep here instead
+ * of burning a core in a blocking MPI call (MPICH busy-polls), so rank 0 gets a
+ * core of its own even when there are more ranks than cores. */
+static void quiet_barrier(void)
+{
+    MPI_Request req;
+    int done = 0;
+    MPI_Ibarrier(MPI_COMM_WORLD, &req);
+    for (;;) {
+        MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+        if (done)
+            break;
+        struct timespec ts = { 0, 200000 }; /* 0.2 ms */
+        nanosleep(&ts, NULL);
+    }
+}
+
+typedef struct {
+    volatile long n;
+    volatile double sum;
+} run_t;
+
+static void run_serial(void *ctx)
+{
+    run_t *r = ctx;
+    r->sum = sum_serial(r->n);
+}
+
+static void run_distributed(void *ctx)
+{
+    run_t *r = ctx;
+    r->sum = distributed_sum(r->n);
+}
+
+/* Times fn on all ranks together: one warm-up, then the best of `reps`.  Each
+ * run starts from a barrier, and its time is the slowest rank's (MPI_MAX). */
+static double best_of_all(int reps, void (*fn)(void *), void *ctx)
+{
+    double best = INFINITY;
+    for (int r = 0; r <= reps; r++) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        double start = MPI_Wtime();
+        fn(ctx);
+        double mine = MPI_Wtime() - start, slowest;
+        MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        if (r > 0 && slowest < best)
+            best = slowest;
+    }
+    return best;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    long n = (long)pr_arg_long(argc, argv, "n", 50000000, 10, 1000000000);
+    pr_args_done(argc, argv);
+
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (rank == 0)
+        printf("task1: sum of 0.001*i for i in [0, %ld) on %d rank%s\n", n, size,
+               size == 1 ? "" : "s");
+
+    /* Every rank's block, collected on rank 0 to check that they tile [0, n). */
+    long mine[2];
+    my_block(n, size, rank, &mine[0], &mine[1]);
+    long *blocks = rank == 0 ? malloc(2 * (size_t)size * sizeof *blocks) : NULL;
+    if (rank == 0 && !blocks) {
+        fprintf(stderr, "out of memory\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    MPI_Gather(mine, 2, MPI_LONG, blocks, 2, MPI_LONG, 0, MPI_COMM_WORLD);
+
+    run_t serial = { .n = n }, dist = { .n = n };
+    double t_serial = 0.0;
+    if (rank == 0)
+        t_serial = pr_best_of(3, run_serial, &serial);
+    quiet_barrier();
+    double t_dist = best_of_all(3, run_distributed, &dist);
+
+    if (rank == 0) {
+        long expect_lo = 0, largest = 0;
+        int tiled = 1;
+        for (int r = 0; r < size; r++) {
+            long lo = blocks[2 * r], hi = blocks[2 * r + 1];
+            if (size <= 8)
+                printf("  rank %d: block [%ld, %ld)  %ld indices\n", r, lo, hi, hi - lo);
+            if (lo != expect_lo || hi < lo)
+                tiled = 0;
+            expect_lo = hi;
+            if (hi - lo > largest)
+                largest = hi - lo;
+        }
+        if (expect_lo != n)
+            tiled = 0;
+        long long tri = (long long)n * (n - 1) / 2;
+        double exact = 0.001 * (double)tri; /* exact in integers, rounded once */
+        /* Another order of additions moves the sum by far less than 1e-9 of
+         * itself (about 1e-13 in practice); a wrong answer moves it far more. */
+        const double tol = 1e-9;
+        printf("  serial sum                   %.17g (exact %.17g)\n", serial.sum, exact);
+        pr_check_int("blocks tile [0, n)", tiled, 1);
+        pr_check_int("largest block", largest, (n + size - 1) / size);
+        pr_check_double("distributed sum", dist.sum, exact, tol);
+        pr_result_int("blocks_tile", tiled);
+        pr_result_int("largest_block", largest);
+        pr_result_double("sum", dist.sum, tol);
+        pr_print_time("serial (rank 0 alone)", t_serial, 0, NULL);
+        char what[64];
+        snprintf(what, sizeof what, "%d rank%s", size, size == 1 ? "" : "s");
+        pr_print_time(what, t_dist, t_serial, "serial");
+    }
+    free(blocks);
+
+    int rc = pr_finish();
+    MPI_Finalize();
+    return rc;
+}

@@ -1,0 +1,264 @@
+/*
+ * Room 03, task 4: point-to-point messages.  A ring with MPI_Sendrecv, and a
+ * ping-pong with MPI_Send and MPI_Recv that measures latency and bandwidth.
+ *
+ * Part 1, the ring.  The ranks stand in a circle: rank r's right neighbour is
+ * r+1 and its left neighbour r-1, wrapping around (the last rank's right
+ * neighbour is rank 0).  Every rank starts with a vector of `len` numbers of
+ * its own, the "carry".  In each of `size` steps, every rank passes its carry
+ * to the right and receives a new one from the left, then adds what it
+ * received into its running sum.  After `size` steps every vector has gone
+ * all the way round: each rank's sum holds every rank's vector, and its carry
+ * is its own vector again (it came home).
+ *
+ *   TODO 1: one step of the ring: who the neighbours are, and one
+ *           MPI_Sendrecv that sends to one and receives from the other.
+ *
+ * Why not MPI_Send to the right, then MPI_Recv from the left?  Try it, with
+ * len=1 and then len=100000 (the lesson explains what you see).
+ *
+ * Part 2, the ping-pong.  Ranks 0 and 1 bounce a message back and forth
+ * `trips` times, for message sizes from 1 byte up to max_bytes.  Half the
+ * time of a round trip is the time of one message: the program prints a
+ * table of it, and the bandwidth it implies.  The other ranks wait.
+ *
+ *   TODO 2: the round trips, with MPI_Send and MPI_Recv.
+ *
+ * The timings are only printed; what is checked is that every vector arrives
+ * and that every echo comes back intact.
+ *
+ * Build and run by hand, from the room's folder:
+ *   mpicc -std=c11 -O2 -Wall -Wextra -I../grading -o task4 task4.c -lm
+ *   mpiexec -n 4 ./task4
+ *   mpiexec -n 2 ./task4 max_bytes=67108864 trips=20
+ * Grade it from the top folder:  make grade TASK=03_mpi/task4
+ */
+#define PR_MPI
+#include "pr.h"
+
+#define TAG_RING 1
+#define TAG_PING 2
+#define TAG_PONG 3
+
+/* One trip around the ring.  mine: this rank's vector; sum, carry, incoming:
+ * room for len numbers each.  On return sum[] holds the element-wise sum of
+ * every rank's vector, and carry[] this rank's own vector again. */
+static void ring_trip(const int64_t *mine, int64_t *sum, int64_t *carry, int64_t *incoming,
+                      long len)
+{
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    size_t bytes = (size_t)len * sizeof(int64_t);
+
+    memcpy(carry, mine, bytes);
+    memset(sum, 0, bytes);
+    for (int step = 0; step < size; step++) {
+        memset(incoming, 0, bytes); /* nothing received yet */
+
+        // TODO 1: Work out the neighbours: right = the next rank, left = the
+        //         previous one, both wrapping around (rank size-1's right
+        //         neighbour is 0, rank 0's left neighbour is size-1; careful,
+        //         in C (0 - 1) % size is -1).  Then, in ONE call, send `carry`
+        //         (len numbers of type MPI_INT64_T) to the right and receive
+        //         `incoming` from the left:
+        //         MPI_Sendrecv(sendbuf, count, type, dest, tag,
+        //                      recvbuf, count, type, source, tag,
+        //                      MPI_COMM_WORLD, MPI_STATUS_IGNORE)
+        //         with tag TAG_RING.
+        (void)rank; /* TODO 1: one step of the ring */
+
+        memcpy(carry, incoming, bytes); /* pass on in the next step what arrived in this one */
+        for (long k = 0; k < len; k++)
+            sum[k] += carry[k];
+    }
+}
+
+/* `trips` round trips of a message of `bytes` bytes between ranks 0 and 1.
+ * Rank 0 sends `out` and receives the echo into `back`; rank 1 receives into
+ * its `back` and sends that straight back.  Only ranks 0 and 1 call this. */
+static void ping_pong(int rank, const char *out, char *back, int bytes, int trips)
+{
+    // TODO 2: Repeat `trips` times:
+    //           rank 0: MPI_Send `out` to rank 1 (tag TAG_PING), then MPI_Recv
+    //                   the echo from rank 1 into `back` (tag TAG_PONG);
+    //           rank 1: MPI_Recv from rank 0 into `back` (TAG_PING), then
+    //                   MPI_Send `back` to rank 0 (TAG_PONG).
+    //         Messages are `bytes` elements of type MPI_BYTE.  Think about the
+    //         order: what happens if both ranks start with MPI_Recv?
+    (void)rank, (void)out, (void)back, (void)bytes, (void)trips; /* TODO 2 */
+}
+
+/* ---- no need to change below ---- */
+
+/* A barrier that waits without spinning: MPI_Ibarrier, then test and sleep.
+ * (MPICH busy-polls inside blocking calls.)  The ranks that take no part in
+ * the ping-pong wait here, so that ranks 0 and 1 have the cores to themselves. */
+static void quiet_barrier(void)
+{
+    MPI_Request req;
+    int done = 0;
+    MPI_Ibarrier(MPI_COMM_WORLD, &req);
+    for (;;) {
+        MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+        if (done)
+            break;
+        struct timespec ts = { 0, 200000 }; /* 0.2 ms */
+        nanosleep(&ts, NULL);
+    }
+}
+
+static void *xcalloc(size_t count, size_t each)
+{
+    void *p = calloc(count ? count : 1, each);
+    if (!p) {
+        fprintf(stderr, "out of memory\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    return p;
+}
+
+/* Rank r's vector: `len` numbers from 1 to 10^9, from the seed and r alone,
+ * so that every rank can work out every other rank's vector to check its sum. */
+static void make_vector(int64_t *v, long len, uint64_t seed, int r)
+{
+    pr_rng rng = pr_rng_seed(seed, 100 + (uint64_t)r);
+    for (long k = 0; k < len; k++)
+        v[k] = pr_rng_range(&rng, 1, 1000000000);
+}
+
+static void ring_part(long len, uint64_t seed, int rank, int size)
+{
+    int64_t *mine = xcalloc((size_t)len, sizeof *mine);
+    int64_t *sum = xcalloc((size_t)len, sizeof *sum);
+    int64_t *carry = xcalloc((size_t)len, sizeof *carry);
+    int64_t *incoming = xcalloc((size_t)len, sizeof *incoming);
+    int64_t *expected = xcalloc((size_t)len, sizeof *expected);
+    int64_t *other = xcalloc((size_t)len, sizeof *other);
+
+    make_vector(mine, len, seed, rank);
+    for (int r = 0; r < size; r++) {
+        make_vector(other, len, seed, r);
+        for (long k = 0; k < len; k++)
+            expected[k] += other[k];
+    }
+
+    /* One warm-up trip, then the best of two; every trip starts afresh from
+     * `mine`, and the last one is checked. */
+    double best = INFINITY;
+    for (int rep = 0; rep < 3; rep++) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        double start = MPI_Wtime();
+        ring_trip(mine, sum, carry, incoming, len);
+        double t = MPI_Wtime() - start, slowest;
+        MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        if (rep > 0 && slowest < best)
+            best = slowest;
+    }
+
+    long wrong = 0;
+    int64_t checksum = 0;
+    for (long k = 0; k < len; k++) {
+        if (sum[k] != expected[k])
+            wrong++;
+        checksum += sum[k];
+    }
+    int home = memcmp(carry, mine, (size_t)len * sizeof *mine) == 0;
+
+    if (rank == 0)
+        printf("  ring: every rank checks its own sum (only rank 0's checks are shown,\n"
+               "  and a wrong answer on any other rank):\n");
+    pr_check_int("ring: wrong sum elements", wrong, 0);
+    pr_check_int("ring: own vector came home", home, 1);
+    pr_result_int("ring_checksum", checksum);
+    pr_result_int("ring_came_home", home);
+    if (rank == 0) {
+        printf("  ring: %d step%s of %ld bytes per rank\n", size, size == 1 ? "" : "s",
+               len * (long)sizeof(int64_t));
+        pr_print_time("one trip around the ring", best, 0, NULL);
+    }
+
+    free(mine);
+    free(sum);
+    free(carry);
+    free(incoming);
+    free(expected);
+    free(other);
+}
+
+static void pingpong_part(long max_bytes, int trips, int rank, int size)
+{
+    if (size < 2) {
+        if (rank == 0)
+            printf("  ping-pong: needs at least 2 ranks (mpiexec -n 2 ...): skipped\n");
+        return;
+    }
+    int sizes = 0, echoes_ok = 0;
+    double first_oneway = 0.0, last_bw = 0.0;
+    long last_bytes = 0;
+    if (rank <= 1) {
+        char *out = xcalloc((size_t)max_bytes, 1);
+        char *back = xcalloc((size_t)max_bytes, 1);
+        if (rank == 0) {
+            pr_rng rng = pr_rng_seed(7, 200);
+            for (long i = 0; i < max_bytes; i++)
+                out[i] = (char)(1 + pr_rng_range(&rng, 0, 254)); /* never 0 */
+            printf("  ping-pong between ranks 0 and 1, %d round trips per size:\n", trips);
+            printf("  %12s %16s %16s\n", "bytes", "one way (us)", "bandwidth (MB/s)");
+        }
+        for (long bytes = 1; bytes <= max_bytes; bytes *= 4) {
+            ping_pong(rank, out, back, (int)bytes, 1); /* warm-up: the first message pays extra */
+            memset(back, 0, (size_t)bytes);
+            double start = MPI_Wtime();
+            ping_pong(rank, out, back, (int)bytes, trips);
+            double oneway = (MPI_Wtime() - start) / (2.0 * trips);
+            if (rank == 0) {
+                int ok = memcmp(out, back, (size_t)bytes) == 0;
+                double bw = oneway > 0 ? (double)bytes / oneway / 1e6 : 0.0;
+                printf("  %12ld %16.2f %16.1f%s\n", bytes, oneway * 1e6, bw,
+                       ok ? "" : "   echo WRONG");
+                sizes++;
+                echoes_ok += ok;
+                if (bytes == 1)
+                    first_oneway = oneway;
+                last_bw = bw;
+                last_bytes = bytes;
+            }
+        }
+        free(out);
+        free(back);
+    }
+    quiet_barrier();
+    if (rank == 0) {
+        pr_check_int("ping-pong: echoes intact", echoes_ok, sizes);
+        pr_result_int("pingpong_echoes_ok", echoes_ok);
+        printf("  model t(bytes) = latency + bytes / bandwidth: latency about %.2f us (1 byte),\n"
+               "  bandwidth about %.0f MB/s (%ld bytes)\n",
+               first_oneway * 1e6, last_bw, last_bytes);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    long len = (long)pr_arg_long(argc, argv, "len", 100000, 1, 10000000);
+    long max_bytes = (long)pr_arg_long(argc, argv, "max_bytes", 4194304, 1, 268435456);
+    int trips = (int)pr_arg_long(argc, argv, "trips", 100, 1, 1000000);
+    uint64_t seed = (uint64_t)pr_arg_long(argc, argv, "seed", 1, 0, 1000000000);
+    pr_args_done(argc, argv);
+
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (rank == 0)
+        printf("task4: a ring of %d rank%s passing %ld numbers each, and a ping-pong up to %ld "
+               "bytes (seed %llu)\n",
+               size, size == 1 ? "" : "s", len, max_bytes, (unsigned long long)seed);
+
+    ring_part(len, seed, rank, size);
+    pingpong_part(max_bytes, trips, rank, size);
+
+    int rc = pr_finish();
+    MPI_Finalize();
+    return rc;
+}

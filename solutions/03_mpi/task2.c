@@ -1,0 +1,246 @@
+/*
+ * Room 03, task 2: a distributed mean and standard deviation with MPI_Allreduce.
+ *
+ * n measurements are split over the ranks, each rank holding only its own
+ * block (it makes its block itself from the seed: nothing is sent).  Every
+ * rank needs the mean and the standard deviation of ALL n values, for example
+ * to standardise its own values afterwards.  MPI_Allreduce is a reduction
+ * whose result arrives on every rank, so that takes two calls:
+ *
+ *   TODO 1: the mean: each rank sums its block, MPI_Allreduce adds the sums.
+ *   TODO 2: the standard deviation, in a second pass over the block: each rank
+ *           sums (x - mean)^2, MPI_Allreduce adds those sums.
+ *
+ * The values are about one million, with a spread of about one.  The one-pass
+ * shortcut, mean(x^2) - mean(x)^2, subtracts two numbers of about 1e12 that
+ * agree in their first 12 digits, and loses almost all of them: the program
+ * prints what it gives, beside the two-pass answer.  (The lesson explains.)
+ *
+ * Every rank checks its own answer; a rank that got it wrong says so.
+ *
+ * Build and run by hand, from the room's folder:
+ *   mpicc -std=c11 -O2 -Wall -Wextra -I../grading -o task2 task2.c -lm
+ *   mpiexec -n 4 ./task2 n=1000003
+ * Grade it from the top folder:  make grade TASK=03_mpi/task2
+ */
+#define PR_MPI
+#include "pr.h"
+
+/* x[0..count-1] is this rank's block; n is the number of values on all ranks
+ * together.  Every rank gets the mean and the (population) standard deviation
+ * sqrt(sum of (x - mean)^2 / n) of all n values. */
+static void distributed_stats(const double *x, long count, long n, double *mean, double *std)
+{
+    //@ TODO 1: Sum your own block into a local double, then add the local sums
+    //@         of all ranks with MPI_Allreduce(&local, &total, 1, MPI_DOUBLE,
+    //@         MPI_SUM, MPI_COMM_WORLD): unlike MPI_Reduce there is no root,
+    //@         every rank gets `total`.  Then *mean = total / n.
+    //@ placeholder: *mean = 0.0; /* TODO 1: the mean of all n values, on every rank */
+    //@ placeholder: (void)x, (void)count, (void)n; /* (only silences "unused" warnings) */
+    //@ solution {
+    double local = 0.0, total = 0.0;
+    for (long i = 0; i < count; i++)
+        local += x[i];
+    MPI_Allreduce(&local, &total, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    *mean = total / (double)n;
+    //@ }
+
+    //@ TODO 2: Now that every rank knows the mean, a second pass: sum
+    //@         (x[i] - *mean)^2 over your block, add those sums of all ranks with
+    //@         MPI_Allreduce, and set *std = sqrt(sum / n).
+    //@ placeholder: *std = 0.0; /* TODO 2: the standard deviation, on every rank */
+    //@ solution {
+    double local_sq = 0.0, total_sq = 0.0;
+    for (long i = 0; i < count; i++) {
+        double d = x[i] - *mean;
+        local_sq += d * d;
+    }
+    MPI_Allreduce(&local_sq, &total_sq, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    *std = sqrt(total_sq / (double)n);
+    //@ }
+}
+
+/* ---- no need to change below ---- */
+
+#define OFFSET 1e6 /* every value is OFFSET + (a number in [0, 1)) */
+
+/* Value i of the data set: depends only on the seed and i, so any rank can
+ * make any part of the data without the others. */
+static double value_at(uint64_t seed, long i)
+{
+    pr_rng rng = pr_rng_seed(seed, (uint64_t)i);
+    return OFFSET + pr_rng_double(&rng, 0.0, 1.0);
+}
+
+/* Rank `rank`'s block [lo, hi) of [0, n): sizes differ by at most one (task 1). */
+static void block_range(long n, int size, int rank, long *lo, long *hi)
+{
+    long base = n / size, extra = n % size;
+    *lo = rank * base + (rank < extra ? rank : extra);
+    *hi = *lo + base + (rank < extra ? 1 : 0);
+}
+
+/* The serial reference, two passes over all n values. */
+static void serial_stats(const double *x, long n, double *mean, double *std)
+{
+    double sum = 0.0;
+    for (long i = 0; i < n; i++)
+        sum += x[i];
+    *mean = sum / (double)n;
+    double sq = 0.0;
+    for (long i = 0; i < n; i++) {
+        double d = x[i] - *mean;
+        sq += d * d;
+    }
+    *std = sqrt(sq / (double)n);
+}
+
+/* What not to do: one pass, with the textbook formula mean(x^2) - mean(x)^2. */
+static double one_pass_std(const double *x, long n)
+{
+    double sum = 0.0, sum_sq = 0.0;
+    for (long i = 0; i < n; i++) {
+        sum += x[i];
+        sum_sq += x[i] * x[i];
+    }
+    double mean = sum / (double)n;
+    double var = sum_sq / (double)n - mean * mean; /* may even come out negative */
+    return var >= 0 ? sqrt(var) : -sqrt(-var);
+}
+
+/* A barrier that waits without spinning (MPICH busy-polls in blocking calls):
+ * while rank 0 times the serial version, the others sleep here. */
+static void quiet_barrier(void)
+{
+    MPI_Request req;
+    int done = 0;
+    MPI_Ibarrier(MPI_COMM_WORLD, &req);
+    for (;;) {
+        MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+        if (done)
+            break;
+        struct timespec ts = { 0, 200000 }; /* 0.2 ms */
+        nanosleep(&ts, NULL);
+    }
+}
+
+typedef struct {
+    const double *x;
+    long count, n;
+    volatile double mean, std;
+} run_t;
+
+static void run_serial(void *ctx)
+{
+    run_t *r = ctx;
+    double mean, std;
+    serial_stats(r->x, r->n, &mean, &std);
+    r->mean = mean;
+    r->std = std;
+}
+
+static void run_distributed(void *ctx)
+{
+    run_t *r = ctx;
+    double mean, std;
+    distributed_stats(r->x, r->count, r->n, &mean, &std);
+    r->mean = mean;
+    r->std = std;
+}
+
+/* Times fn on all ranks together: one warm-up, then the best of `reps`; each
+ * run starts from a barrier and counts as long as its slowest rank. */
+static double best_of_all(int reps, void (*fn)(void *), void *ctx)
+{
+    double best = INFINITY;
+    for (int r = 0; r <= reps; r++) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        double start = MPI_Wtime();
+        fn(ctx);
+        double mine = MPI_Wtime() - start, slowest;
+        MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        if (r > 0 && slowest < best)
+            best = slowest;
+    }
+    return best;
+}
+
+static void *xmalloc(size_t bytes)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p) {
+        fprintf(stderr, "out of memory\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    return p;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    long n = (long)pr_arg_long(argc, argv, "n", 10000000, 2, 100000000);
+    uint64_t seed = (uint64_t)pr_arg_long(argc, argv, "seed", 1, 0, 1000000000);
+    pr_args_done(argc, argv);
+
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (rank == 0)
+        printf("task2: mean and standard deviation of %ld values on %d rank%s (seed %llu)\n", n,
+               size, size == 1 ? "" : "s", (unsigned long long)seed);
+
+    /* Each rank makes only its own block. */
+    long lo, hi;
+    block_range(n, size, rank, &lo, &hi);
+    run_t dist = { .count = hi - lo, .n = n };
+    double *block = xmalloc((size_t)(hi - lo) * sizeof *block);
+    for (long i = lo; i < hi; i++)
+        block[i - lo] = value_at(seed, i);
+    dist.x = block;
+
+    /* Rank 0 alone makes all the data too, for the serial reference; the
+     * other ranks wait quietly meanwhile. */
+    double expected[2] = { 0.0, 0.0 }; /* mean, std */
+    double t_serial = 0.0, naive = 0.0;
+    if (rank == 0) {
+        double *all = xmalloc((size_t)n * sizeof *all);
+        for (long i = 0; i < n; i++)
+            all[i] = value_at(seed, i);
+        run_t serial = { .x = all, .count = n, .n = n };
+        t_serial = pr_best_of(3, run_serial, &serial);
+        expected[0] = serial.mean;
+        expected[1] = serial.std;
+        naive = one_pass_std(all, n);
+        free(all);
+    }
+    quiet_barrier();
+    /* Every rank checks its own answer, so every rank needs the reference. */
+    MPI_Bcast(expected, 2, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+
+    double t_dist = best_of_all(3, run_distributed, &dist);
+
+    /* Adding in another order (another rank count) moves the sums by far less
+     * than 1e-9 of themselves; a wrong answer moves them far more. */
+    const double tol = 1e-9;
+    if (rank == 0)
+        printf("  every rank checks its own answer (only rank 0's checks are shown, and a\n"
+               "  wrong answer on any other rank):\n");
+    pr_check_double("mean", dist.mean, expected[0], tol);
+    pr_check_double("standard deviation", dist.std, expected[1], tol);
+    pr_result_double("mean", dist.mean, tol);
+    pr_result_double("std", dist.std, tol);
+    if (rank == 0) {
+        printf("  one pass, mean(x^2) - mean(x)^2, would give std %.10g: %s\n", naive,
+               pr_close_enough(naive, expected[1], tol) ? "lucky this time"
+                                                        : "wrong (cancellation)");
+        pr_print_time("serial (rank 0 alone)", t_serial, 0, NULL);
+        char what[64];
+        snprintf(what, sizeof what, "%d rank%s", size, size == 1 ? "" : "s");
+        pr_print_time(what, t_dist, t_serial, "serial");
+    }
+    free(block);
+
+    int rc = pr_finish();
+    MPI_Finalize();
+    return rc;
+}
