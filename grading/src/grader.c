@@ -4,6 +4,7 @@
 #include "results.h"
 #include "util.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +73,23 @@ int launcher_reported_signal(const char *err)
         int number = atoi(sig + strlen(m == 0 ? "(signal " : "exited on signal "));
         if (number > 0 && number < 65)
             return number;
+    }
+    /* srun: "srun: error: node1: task 1: Segmentation fault" (the signal's description) */
+    for (const char *at = err ? strstr(err, "srun: error: ") : NULL; at; at = strstr(at + 1, "srun: error: ")) {
+        const char *task = strstr(at, ": task ");
+        const char *line_end = strchr(at, '\n');
+        if (!task || (line_end && task > line_end))
+            continue;
+        const char *words = strchr(task + strlen(": task "), ':');
+        if (!words || (line_end && words > line_end))
+            continue;
+        words += 2;
+        size_t len = line_end ? (size_t)(line_end - words) : strlen(words);
+        for (int sig = 1; sig < 65; sig++) {
+            const char *text = strsignal(sig);
+            if (text && strlen(text) == len && strncmp(text, words, len) == 0 && sig != SIGTERM && sig != SIGKILL)
+                return sig;
+        }
     }
     return 0;
 }

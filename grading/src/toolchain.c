@@ -58,7 +58,8 @@ static void detect_mpi(toolchain *tc)
         tc->mpi_version = xstrdup("none");
         return;
     }
-    char *argv[] = { tc->mpiexec, "--version", NULL };
+    /* The flavour from mpiexec, also when srun launches the ranks. */
+    char *argv[] = { tc->use_srun ? "mpiexec" : tc->mpiexec, "--version", NULL };
     char *text = query(argv);
     if (text && (strstr(text, "Open MPI") || strstr(text, "OpenRTE"))) {
         tc->mpi_is_openmpi = 1;
@@ -77,6 +78,11 @@ static void detect_mpi(toolchain *tc)
         tc->mpi_version = xstrdup("unknown MPI");
     }
     free(text);
+    if (tc->use_srun) {
+        char *with = xasprintf("%s, launched by srun", tc->mpi_version);
+        free(tc->mpi_version);
+        tc->mpi_version = with;
+    }
 }
 
 static void detect_gpu(toolchain *tc)
@@ -98,7 +104,10 @@ void toolchain_detect(toolchain *tc, const char *root)
     memset(tc, 0, sizeof *tc);
     tc->cc = env_or("CC", "cc");
     tc->mpicc = env_or("MPICC", "mpicc");
-    tc->mpiexec = env_or("MPIEXEC", "mpiexec");
+    const char *mpiexec = getenv("MPIEXEC");
+    const char *job = getenv("SLURM_JOB_ID");
+    tc->use_srun = !(mpiexec && *mpiexec) && job && *job && program_exists("srun");
+    tc->mpiexec = tc->use_srun ? xstrdup("srun") : env_or("MPIEXEC", "mpiexec");
     tc->nvcc = env_or("NVCC", "nvcc");
     tc->cuda_arch = env_or("CUDA_ARCH", "native");
     const char *cflags = getenv("GRADE_CFLAGS");
@@ -214,9 +223,13 @@ void launch_command(const toolchain *tc, const task_meta *task, const run_config
     const char *ranks = config_get(cfg, "ranks");
     if (kind_uses_mpi(task)) {
         sl_push(argv, tc->mpiexec);
+        if (tc->use_srun) {
+            sl_push(argv, "--overcommit");       /* 4 ranks in an allocation of fewer cores */
+            sl_push(argv, "--kill-on-bad-exit=1"); /* a dying rank ends the step at once */
+        }
         sl_push(argv, "-n");
         sl_push(argv, ranks ? ranks : "1");
-        if (tc->mpi_is_openmpi) {
+        if (tc->mpi_is_openmpi && !tc->use_srun) {
             /* Open MPI refuses more ranks than cores, and root, unless told. */
             sl_push(argv, "--oversubscribe");
             if (geteuid() == 0) {

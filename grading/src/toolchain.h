@@ -2,7 +2,9 @@
  * the commands that build and launch a task of each kind.
  *
  * Environment overrides: CC, MPICC, MPIEXEC, MPIEXEC_FLAGS, NVCC, CUDA_ARCH,
- * GRADE_CFLAGS (replaces the default C flags). */
+ * GRADE_CFLAGS (replaces the default C flags).  Inside a SLURM allocation
+ * (SLURM_JOB_ID set, srun on PATH) and with MPIEXEC unset, MPI tasks are
+ * launched with `srun --overcommit -n R` instead of mpiexec. */
 #ifndef PR_TOOLCHAIN_H
 #define PR_TOOLCHAIN_H
 
@@ -17,6 +19,7 @@ typedef struct {
     char *include_dir;       /* absolute path of grading/ (pr.h) */
     int have_cc, have_mpi, have_nvcc, have_gpu;
     int mpi_is_openmpi;
+    int use_srun;            /* inside a SLURM allocation: launch ranks with srun */
     char *mpi_version;       /* "MPICH 4.0.2", "Open MPI 4.1.4", or "none" */
     char *gpu_name;          /* first GPU's name, or NULL */
     int cores;

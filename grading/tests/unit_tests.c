@@ -495,6 +495,10 @@ static void test_launcher_signal(void)
     CU_ASSERT_EQUAL(launcher_reported_signal("x\nYOUR APPLICATION TERMINATED WITH THE EXIT STRING: Aborted (signal 6)\n"), 6);
     CU_ASSERT_EQUAL(launcher_reported_signal("mpiexec noticed that process rank 1 with PID 0 on node n1 exited on "
                                              "signal 11 (Segmentation fault).\n"), 11);
+    CU_ASSERT_EQUAL(launcher_reported_signal("srun: error: node7: task 3: Segmentation fault\n"
+                                             "srun: error: node7: task 0: Terminated\n"), 11);
+    CU_ASSERT_EQUAL(launcher_reported_signal("srun: error: node7: task 0: Terminated\n"), 0);
+    CU_ASSERT_EQUAL(launcher_reported_signal("srun: error: Unable to allocate resources\n"), 0);
     CU_ASSERT_EQUAL(launcher_reported_signal("EXIT STRING: Terminated\n"), 0);
     CU_ASSERT_EQUAL(launcher_reported_signal(""), 0);
     CU_ASSERT_EQUAL(launcher_reported_signal(NULL), 0);
