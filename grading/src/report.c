@@ -183,7 +183,8 @@ void term_summary(const grade_report *rep, const workbook *wb, const char *json_
 
 static json_t *machine_json(const toolchain *tc)
 {
-    const char *cuda = tc->have_gpu ? tc->gpu_name : "none";
+    /* the design's "none|sim|<gpu name>": what CUDA tasks run on */
+    const char *cuda = tc->have_gpu && !tc->force_sim ? tc->gpu_name : tc->simcc ? "sim" : "none";
     return json_pack("{s:i, s:s, s:s, s:b, s:s, s:b}", "cores", tc->cores, "mpi", tc->mpi_version, "cuda",
                      cuda, "cuda_aware_mpi", 0, "cc", tc->cc, "nvcc", tc->have_nvcc);
 }

@@ -131,6 +131,13 @@ void toolchain_detect(toolchain *tc, const char *root)
     }
     if (!tc->include_dir)
         tc->include_dir = xasprintf("%s/grading", root);
+    char *simcc = xasprintf("%s/simcc", tc->include_dir);
+    if (access(simcc, X_OK) == 0)
+        tc->simcc = simcc;
+    else
+        free(simcc);
+    const char *cuda_mode = getenv("GRADE_CUDA");
+    tc->force_sim = cuda_mode && strcmp(cuda_mode, "sim") == 0;
     tc->have_cc = program_exists(tc->cc);
     tc->have_nvcc = program_exists(tc->nvcc);
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -142,7 +149,7 @@ void toolchain_detect(toolchain *tc, const char *root)
 void toolchain_free(toolchain *tc)
 {
     free(tc->cc), free(tc->mpicc), free(tc->mpiexec), free(tc->nvcc), free(tc->cuda_arch);
-    free(tc->include_dir), free(tc->mpi_version), free(tc->gpu_name);
+    free(tc->include_dir), free(tc->mpi_version), free(tc->gpu_name), free(tc->simcc);
     sl_free(&tc->cflags);
     sl_free(&tc->mpiexec_flags);
 }
@@ -172,24 +179,35 @@ char *toolchain_skip_reason(const toolchain *tc, const task_meta *task)
     if (kind_uses_mpi(task) && !tc->have_mpi)
         return xasprintf("no MPI here (%s / %s not found): `make deps` installs MPICH", tc->mpicc,
                          tc->mpiexec);
-    if (kind_uses_cuda(task) && !(tc->have_gpu && tc->have_nvcc))
-        return xasprintf("needs an NVIDIA GPU and nvcc (%s), and the CPU simulator is not part of this "
-                         "version yet",
-                         tc->have_gpu ? "nvcc not found" : "no GPU found");
-    return NULL;
+    if (!kind_uses_cuda(task) || strcmp(toolchain_mode(tc, task), "sim") == 0)
+        return NULL;
+    if (tc->have_gpu && tc->have_nvcc)
+        return NULL;
+    const char *missing = tc->have_gpu ? "nvcc not found" : "no GPU found";
+    if (kind_is(task, "nccl"))
+        return xasprintf("needs an NVIDIA GPU and nvcc (%s): the CPU simulator does not do NCCL", missing);
+    if (kind_is(task, "cuda_mpi"))
+        return xasprintf("needs an NVIDIA GPU and nvcc (%s): the CPU simulator does not do CUDA with MPI",
+                         missing);
+    return xasprintf("needs an NVIDIA GPU and nvcc (%s), or the CPU simulator (grading/simcc, not found)",
+                     missing);
 }
 
 const char *toolchain_mode(const toolchain *tc, const task_meta *task)
 {
-    (void)tc;
-    (void)task;
+    /* Only plain CUDA tasks can be simulated. */
+    if (kind_is(task, "cuda") && tc->simcc && (tc->force_sim || !(tc->have_gpu && tc->have_nvcc)))
+        return "sim";
     return "native";
 }
 
 void build_command(const toolchain *tc, const task_meta *task, const char *source, const char *exe,
                    strlist *argv)
 {
-    if (kind_uses_cuda(task)) {
+    if (strcmp(toolchain_mode(tc, task), "sim") == 0) {
+        sl_push(argv, tc->simcc);
+        sl_push(argv, "-O2");
+    } else if (kind_uses_cuda(task)) {
         sl_push(argv, tc->nvcc);
         sl_push(argv, "-O2");
         sl_push_owned(argv, xasprintf("-arch=%s", tc->cuda_arch));

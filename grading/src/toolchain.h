@@ -2,7 +2,8 @@
  * the commands that build and launch a task of each kind.
  *
  * Environment overrides: CC, MPICC, MPIEXEC, MPIEXEC_FLAGS, NVCC, CUDA_ARCH,
- * GRADE_CFLAGS (replaces the default C flags).  Inside a SLURM allocation
+ * GRADE_CFLAGS (replaces the default C flags), GRADE_CUDA=sim (simulate CUDA
+ * tasks even on a GPU machine).  Inside a SLURM allocation
  * (SLURM_JOB_ID set, srun on PATH) and with MPIEXEC unset, MPI tasks are
  * launched with `srun --overcommit -n R` instead of mpiexec. */
 #ifndef PR_TOOLCHAIN_H
@@ -18,6 +19,8 @@ typedef struct {
     int werror;              /* add -Werror (the maintainers' checks) */
     char *include_dir;       /* absolute path of grading/ (pr.h) */
     int have_cc, have_mpi, have_nvcc, have_gpu;
+    char *simcc;             /* grading/simcc (the CUDA CPU simulator's compiler driver), or NULL */
+    int force_sim;           /* GRADE_CUDA=sim: simulate even where a GPU is present */
     int mpi_is_openmpi;
     int use_srun;            /* inside a SLURM allocation: launch ranks with srun */
     char *mpi_version;       /* "MPICH 4.0.2", "Open MPI 4.1.4", or "none" */
@@ -32,7 +35,8 @@ void toolchain_free(toolchain *tc);
 
 /* Why a task of this kind cannot run here (a new string), or NULL when it can. */
 char *toolchain_skip_reason(const toolchain *tc, const task_meta *task);
-/* "native" for now; "sim" once the CUDA simulator exists. */
+/* How a task runs: "native", or "sim" for a CUDA task built with grading/simcc
+ * and run on the CPU (no usable GPU, or GRADE_CUDA=sim). */
 const char *toolchain_mode(const toolchain *tc, const task_meta *task);
 
 /* The command that compiles `source` into `exe`. */
