@@ -244,6 +244,9 @@ void launch_command(const toolchain *tc, const task_meta *task, const run_config
         if (tc->use_srun) {
             sl_push(argv, "--overcommit");       /* 4 ranks in an allocation of fewer cores */
             sl_push(argv, "--kill-on-bad-exit=1"); /* a dying rank ends the step at once */
+            /* Without a PMI that MPICH speaks every rank starts as a lone "rank 0 of 1". */
+            if (!tc->mpi_is_openmpi)
+                sl_push(argv, "--mpi=pmi2");
         }
         sl_push(argv, "-n");
         sl_push(argv, ranks ? ranks : "1");
