@@ -28,7 +28,7 @@ DEPS     := bash grading/deps.sh
 # ROOM / TASK filters for the grader.
 GRADE_FILTER := $(if $(ROOM),--room $(ROOM)) $(if $(TASK),--task $(TASK))
 
-.PHONY: all list grade test unit-test check-generated check-solutions check-tasks check-hostile check-gpu \
+.PHONY: all list grade test unit-test check-generated check-solutions check-tasks check-hostile check-gpu test-cluster \
         pristine generate doctor deps hint reset grade-class bench clean help
 
 all: $(GRADE) $(PRGEN)
@@ -85,6 +85,10 @@ check-hostile: $(GRADE)
 ## check-gpu: on a machine with an NVIDIA GPU, the grader's native CUDA path and compute-sanitizer (SKIP elsewhere)
 check-gpu: $(GRADE) $(PRGEN)
 	$(Q)bash grading/tests/check-gpu.sh
+
+## test-cluster: (root) a real one-node Slurm: the rooms' job scripts and a grading job under srun (SKIP otherwise)
+test-cluster: $(GRADE)
+	$(Q)bash grading/tests/cluster/slurm.sh
 
 ## generate: (maintainers) rewrite the tasks from the solutions; differing files are backed up first
 generate: $(PRGEN)

@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# slurm.sh -- a real one-node Slurm on this machine, from the distribution's packages:
+# submits the rooms' job scripts and a grading job, checks what they did, and stops
+# every daemon it started (also when a step fails).  Needs root (it installs the
+# packages and runs the daemons); otherwise it says SKIP.
+#
+# The daemons use their own configuration, ports and spool folders under a temp
+# folder (SLURM_CONF), auth/none and cred/none (no munge), MpiDefault=none (so the
+# grader's own --mpi=pmi2 is what makes MPICH ranks find each other), and allow
+# oversubscription so that 4 ranks fit on 2 cores.
+set -u
+cd "$(dirname "$0")/../../.."
+if [ "$(id -u)" != 0 ]; then
+    echo "test-cluster: SKIP the Slurm part: needs root (to install and run slurmctld/slurmd)"
+    exit 0
+fi
+if ! command -v slurmctld >/dev/null 2>&1 || ! command -v slurmd >/dev/null 2>&1 || ! command -v sbatch >/dev/null 2>&1; then
+    echo "test-cluster: installing slurmctld slurmd slurm-client"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q slurmctld slurmd slurm-client >/dev/null ||
+        { apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q slurmctld slurmd slurm-client >/dev/null; } ||
+        { echo "test-cluster: could not install Slurm"; exit 1; }
+fi
+
+dir=$(mktemp -d /tmp/pr-slurm-XXXXXX)
+pids=()
+stop_all() {
+    for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+    sleep 1
+    for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+    pkill -9 -f "slurmstepd.*" 2>/dev/null
+    rm -rf "$dir"
+}
+trap stop_all EXIT
+
+host=$(hostname -s)
+cpus=$(nproc)
+mem=$(awk '/MemTotal/ {printf "%d", $2 / 1024 / 2}' /proc/meminfo)
+export SLURM_CONF=$dir/slurm.conf
+mkdir -p "$dir/ctld" "$dir/d" "$dir/out"
+cat > "$SLURM_CONF" <<CONF
+ClusterName=prtest
+SlurmctldHost=$host
+SlurmctldPort=16817
+SlurmdPort=16818
+SlurmUser=root
+AuthType=auth/none
+CredType=cred/none
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SchedulerType=sched/backfill
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core_Memory
+StateSaveLocation=$dir/ctld
+SlurmdSpoolDir=$dir/d
+SlurmctldPidFile=$dir/slurmctld.pid
+SlurmdPidFile=$dir/slurmd.pid
+SlurmctldLogFile=$dir/slurmctld.log
+SlurmdLogFile=$dir/slurmd.log
+ReturnToService=2
+MpiDefault=none
+NodeName=$host CPUs=$cpus RealMemory=$mem State=UNKNOWN
+PartitionName=test Nodes=$host Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:4
+CONF
+
+slurmctld -D -f "$SLURM_CONF" >"$dir/slurmctld.out" 2>&1 & pids+=($!)
+slurmd -D -f "$SLURM_CONF" >"$dir/slurmd.out" 2>&1 & pids+=($!)
+echo "test-cluster: slurmctld (pid ${pids[0]}) and slurmd (pid ${pids[1]}) on $host: $cpus cores, ${mem} MiB"
+for _ in $(seq 1 30); do
+    sinfo -h -o '%T' 2>/dev/null | grep -qE '^idle' && break
+    sleep 1
+done
+if ! sinfo -h -o '%T' 2>/dev/null | grep -qE '^idle'; then
+    echo "test-cluster: Slurm did not come up:"; tail -5 "$dir/slurmctld.log" "$dir/slurmd.log" 2>/dev/null
+    exit 1
+fi
+sinfo
+
+failures=0
+# submit NAME EXPECT_RC PATTERN... -- sbatch arguments
+submit() {
+    local name=$1 want=$2; shift 2
+    local patterns=()
+    while [ "$1" != "--" ]; do patterns+=("$1"); shift; done; shift
+    local out=$dir/out/$name.out start=$SECONDS
+    sbatch --wait --quiet --output="$out" --time=00:10:00 "$@" >/dev/null 2>"$dir/out/$name.err"
+    local rc=$?
+    local ok=1
+    if [ "$want" = 0 ] && [ $rc -ne 0 ]; then ok=0; fi
+    if [ "$want" = nonzero ] && [ $rc -eq 0 ]; then ok=0; fi
+    for p in "${patterns[@]}"; do grep -qE "$p" "$out" 2>/dev/null || { ok=0; echo "test-cluster: $name: no /$p/ in its output"; }; done
+    if [ $ok = 1 ]; then
+        echo "test-cluster: job $name ran ($((SECONDS - start)) s, exit $rc): $(grep -E '^[0-9]+ tasks? in' "$out" | tail -n1)"
+    else
+        echo "test-cluster: FAILED: job $name (sbatch exit $rc):"; tail -15 "$out" "$dir/out/$name.err" 2>/dev/null
+        failures=$((failures + 1))
+    fi
+}
+
+# The rooms' own job scripts grade the (untouched) tasks: the job runs and every task FAILs.
+submit room01 nonzero 'grading 5 tasks' ': 5 FAIL' -- --cpus-per-task=2 01_threads/job.slurm
+submit room02 nonzero 'grading 5 tasks' ': 5 FAIL' -- --cpus-per-task=2 02_processes/job.slurm
+submit room03 nonzero 'grading 6 tasks' ': 6 FAIL' -- --ntasks=2 --cpus-per-task=1 03_mpi/job.slurm
+# A grading job for the instructor: the solutions graded inside an allocation, where the
+# grader launches the MPI ranks with srun.
+submit solutions 0 'launched by srun' 'every task passes' -- --ntasks=2 \
+    --wrap "NO_COLOR=1 grading/bin/grade --room 03 --tasks-from solutions --expect pass --json build/cluster.json --junit build/cluster.xml"
+
+stop_all
+trap - EXIT
+sleep 1
+if pgrep -f 'slurmctld|slurmd|slurmstepd' >/dev/null; then
+    echo "test-cluster: FAILED: Slurm processes left: $(pgrep -af 'slurmctld|slurmd|slurmstepd')"
+    failures=$((failures + 1))
+fi
+[ $failures -eq 0 ] && echo "test-cluster: Slurm: every job ran and graded as expected; every daemon stopped"
+exit $((failures > 0))
