@@ -28,7 +28,7 @@ DEPS     := bash grading/deps.sh
 # ROOM / TASK filters for the grader.
 GRADE_FILTER := $(if $(ROOM),--room $(ROOM)) $(if $(TASK),--task $(TASK))
 
-.PHONY: all list grade test unit-test check-generated check-solutions check-tasks check-hostile check-gpu test-cluster \
+.PHONY: all list grade test unit-test check-generated check-solutions check-tasks check-hostile check-sim check-gpu test-cluster \
         pristine generate doctor deps hint reset grade-class bench clean help
 
 all: $(GRADE) $(PRGEN)
@@ -54,7 +54,7 @@ grade: $(GRADE)
 ## test: the maintainers' checks: unit tests, generated tasks, solutions PASS, untouched tasks FAIL
 test:
 	$(Q)$(DEPS) ensure test
-	$(Q)$(MAKE) --no-print-directory unit-test check-generated check-solutions check-tasks check-hostile check-gpu
+	$(Q)$(MAKE) --no-print-directory unit-test check-sim check-generated check-solutions check-tasks check-hostile check-gpu
 	@echo "make test: all checks passed"
 
 unit-test: $(UNIT)
@@ -81,6 +81,11 @@ check-tasks: $(GRADE) pristine
 ## check-hostile: broken tasks (hang, crash, flood, leftovers, ...) get the right status, nothing left running
 check-hostile: $(GRADE)
 	$(Q)bash grading/tests/check-hostile.sh
+
+## check-sim: the CUDA CPU simulator (grading/simcc): its own tests, then the grader's sim mode end to end
+check-sim: $(GRADE) $(PRGEN)
+	$(Q)bash grading/tests/sim/run.sh
+	$(Q)bash grading/tests/check-sim-grade.sh
 
 ## check-gpu: on a machine with an NVIDIA GPU, the grader's native CUDA path and compute-sanitizer (SKIP elsewhere)
 check-gpu: $(GRADE) $(PRGEN)

@@ -30,9 +30,15 @@ static void run_in_scratch(strlist *cmd, strlist *env, double timeout, size_t ca
     }
 }
 
-/* Compiles source into exe; returns NULL, or the reason it failed (new string). */
-static char *build(const grade_context *ctx, const task_meta *task, const char *source, const char *exe)
+/* The exit status with which grading/simcc says "this needs what the simulator lacks". */
+#define SIMCC_NOT_SIMULATED 77
+
+/* Compiles source into exe; returns NULL, or the reason it failed (new string).
+ * *not_simulated is set when the CUDA simulator refused the program (a SKIP). */
+static char *build(const grade_context *ctx, const task_meta *task, const char *source, const char *exe,
+                   int *not_simulated)
 {
+    *not_simulated = 0;
     if (!file_exists(source))
         return xasprintf("%s: no such file", source);
     char *dir = xstrdup(exe);
@@ -44,7 +50,12 @@ static char *build(const grade_context *ctx, const task_meta *task, const char *
     run_result res;
     run_in_scratch(&cmd, NULL, BUILD_TIMEOUT * ctx->timeout_scale, BUILD_OUTPUT_CAP, &res);
     char *failure = NULL;
-    if (res.outcome != RUN_EXITED || res.exit_code != 0) {
+    if (res.outcome == RUN_EXITED && res.exit_code == SIMCC_NOT_SIMULATED &&
+        strcmp(toolchain_mode(ctx->tc, task), "sim") == 0) {
+        *not_simulated = 1;
+        failure = first_lines(res.err, 1, 300);
+        failure[strcspn(failure, "\n")] = '\0';
+    } else if (res.outcome != RUN_EXITED || res.exit_code != 0) {
         char *how = run_describe(&res, BUILD_TIMEOUT * ctx->timeout_scale);
         const char *text = res.err_len ? res.err : res.out;
         char *head = first_lines(text, ERROR_LINES, 4000);
@@ -111,9 +122,21 @@ grade_status judge_run(const run_result *task_run, double timeout, const result_
     case RUN_TIMEOUT:
         *message = run_describe(task_run, timeout);
         return ST_TIMEOUT;
-    case RUN_SIGNALED:
-        *message = run_describe(task_run, timeout);
+    case RUN_SIGNALED: {
+        char *how = run_describe(task_run, timeout);
+        const char *sim_error = task_run->err ? strstr(task_run->err, "cuda-sim: error:") : NULL;
+        if (sim_error) {
+            /* The CUDA simulator says why it stopped the program: say it too. */
+            char *line = first_lines(sim_error, 1, 300);
+            line[strcspn(line, "\n")] = '\0';
+            *message = xasprintf("%s: %s", how, line);
+            free(line);
+            free(how);
+        } else {
+            *message = how;
+        }
         return ST_CRASH;
+    }
     case RUN_OUTPUT_LIMIT:
     case RUN_START_FAILED:
     case RUN_INTERRUPTED:
@@ -140,6 +163,13 @@ grade_status judge_run(const run_result *task_run, double timeout, const result_
     } else if (task_run->exit_code != 0) {
         sb_printf(&why, "%sexited with status %d (its own check failed)", why.len ? "\n" : "",
                   task_run->exit_code);
+    }
+    const char *sim_error = task_run->err ? strstr(task_run->err, "cuda-sim: error:") : NULL;
+    if (sim_error) {
+        char *line = first_lines(sim_error, 1, 300);
+        line[strcspn(line, "\n")] = '\0';
+        sb_printf(&why, "%s%s", why.len ? "\n" : "", line);
+        free(line);
     }
     if (task_run->leftovers > 0)
         sb_printf(&why, "%sleft %d process%s running after it ended (killed by the grader)", why.len ? "\n" : "",
@@ -206,14 +236,36 @@ void grade_task(const grade_context *ctx, const task_meta *task, int index, int 
     char *task_src = xasprintf("%s/%s/%s", ctx->tasks_from, task->room, task->source);
     char *ref_exe = xasprintf("%s/bin/ref/%s", ctx->build_dir, task->id);
     char *task_exe = xasprintf("%s/bin/task/%s", ctx->build_dir, task->id);
-    char *failure = build(ctx, task, task_src, task_exe);
+    int not_simulated = 0;
+    char *failure = build(ctx, task, ref_src, ref_exe, &not_simulated);
+    if (failure && not_simulated) {
+        /* The reference needs what the simulator lacks (cuBLAS, NCCL, ...): nothing can run here. */
+        tr->status = ST_SKIP;
+        tr->message = xasprintf("no GPU here, and the CUDA CPU simulator cannot run it (%s)", failure);
+        free(failure);
+        free(ref_src), free(task_src), free(ref_exe), free(task_exe);
+        tr->seconds = now_seconds() - start;
+        term_task_done(index, total, tr);
+        return;
+    }
     if (failure) {
-        tr->status = ST_BUILD_ERROR;
-        tr->message = failure;
-    } else if ((failure = build(ctx, task, ref_src, ref_exe)) != NULL) {
         tr->status = ST_BUILD_ERROR;
         tr->message = xasprintf("the reference solution does not build (a bug in the workbook):\n%s", failure);
         free(failure);
+    } else if ((failure = build(ctx, task, task_src, task_exe, &not_simulated)) != NULL) {
+        /* A task using what the simulator lacks cannot run here: SKIP, not the learner's error. */
+        tr->status = not_simulated ? ST_SKIP : ST_BUILD_ERROR;
+        tr->message = not_simulated ? xasprintf("your task cannot run in the CUDA CPU simulator (%s): grade it "
+                                                "on a machine with a GPU", failure)
+                                    : failure;
+        if (not_simulated)
+            free(failure);
+    }
+    if (tr->status == ST_SKIP) {
+        free(ref_src), free(task_src), free(ref_exe), free(task_exe);
+        tr->seconds = now_seconds() - start;
+        term_task_done(index, total, tr);
+        return;
     }
     if (tr->status == ST_BUILD_ERROR && runner_interrupted()) {
         /* Not the learner's fault: the build was stopped, it did not fail. */

@@ -1,0 +1,1164 @@
+/*
+ * cuda_sim.h -- a CPU simulator for the subset of CUDA C that Parallel Rooms teaches.
+ *
+ * Included first (g++ -include) by grading/simcc, which also rewrites kernel launches
+ * (see simpp.c).  Header-only, C++17, x86-64 (a ucontext fallback elsewhere).
+ *
+ * Model: a launch runs its blocks one after another (in a shuffled order) on the
+ * calling thread; the threads of a block are fibers on small stacks that run in a
+ * shuffled order (seeded: CUDA_SIM_SEED) between barriers.  __shared__ variables are
+ * static storage (one block at a time), poisoned (0xff bytes) at the start of every
+ * block.  Device memory is mmap'ed, PROT_NONE outside kernels and copies, each
+ * allocation ending exactly at a PROT_NONE guard page.
+ */
+#ifndef CUDA_SIM_H
+#define CUDA_SIM_H
+
+#ifndef __cplusplus
+#error "cuda_sim.h is C++: build CUDA sources with grading/simcc"
+#endif
+
+#include <algorithm>
+#include <cmath>
+#include <csignal>
+#include <cstdarg>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+#include <math.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#if !defined(__x86_64__)
+#include <ucontext.h>
+#endif
+
+#define CUDA_SIM 1
+#ifndef CUDART_VERSION
+#define CUDART_VERSION 13000
+#endif
+
+#define __global__
+#define __device__
+#define __host__
+#define __constant__
+#define __managed__
+#define __noinline__ __attribute__((noinline))
+#define __forceinline__ inline __attribute__((always_inline))
+#define __launch_bounds__(...)
+#define __restrict__ __restrict
+#define __shared__ __attribute__((section("cuda_sim_shared"), aligned(16))) static
+#define __sim_extern_shared__ __attribute__((aligned(16)))
+
+/* ------------------------------------------------------------------------- */
+/* Vector types                                                              */
+/* ------------------------------------------------------------------------- */
+struct uint3 { unsigned int x, y, z; };
+struct int2 { int x, y; };
+struct int3 { int x, y, z; };
+struct int4 { int x, y, z, w; };
+struct uint2 { unsigned int x, y; };
+struct uint4 { unsigned int x, y, z, w; };
+struct __attribute__((aligned(8))) float2 { float x, y; };
+struct float3 { float x, y, z; };
+struct __attribute__((aligned(16))) float4 { float x, y, z, w; };
+struct __attribute__((aligned(16))) double2 { double x, y; };
+static inline float2 make_float2(float x, float y) { return {x, y}; }
+static inline float3 make_float3(float x, float y, float z) { return {x, y, z}; }
+static inline float4 make_float4(float x, float y, float z, float w) { return {x, y, z, w}; }
+static inline int2 make_int2(int x, int y) { return {x, y}; }
+static inline int4 make_int4(int x, int y, int z, int w) { return {x, y, z, w}; }
+static inline double2 make_double2(double x, double y) { return {x, y}; }
+static inline uint3 make_uint3(unsigned x, unsigned y, unsigned z) { return {x, y, z}; }
+
+struct dim3 {
+    unsigned int x, y, z;
+    constexpr dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1) : x(vx), y(vy), z(vz) {}
+    constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
+    constexpr operator uint3() const { return uint3{x, y, z}; }
+};
+
+/* The built-in variables: set by the scheduler each time a fiber runs. */
+inline uint3 threadIdx, blockIdx;
+inline dim3 blockDim, gridDim;
+constexpr int warpSize = 32;
+
+/* ------------------------------------------------------------------------- */
+/* Runtime API types                                                         */
+/* ------------------------------------------------------------------------- */
+enum cudaError {
+    cudaSuccess = 0,
+    cudaErrorInvalidValue = 1,
+    cudaErrorMemoryAllocation = 2,
+    cudaErrorInitializationError = 3,
+    cudaErrorInvalidConfiguration = 9,
+    cudaErrorInvalidSymbol = 13,
+    cudaErrorInvalidDevicePointer = 17,
+    cudaErrorInvalidMemcpyDirection = 21,
+    cudaErrorNoDevice = 100,
+    cudaErrorInvalidDevice = 101,
+    cudaErrorInvalidResourceHandle = 400,
+    cudaErrorNotReady = 600,
+    cudaErrorIllegalAddress = 700,
+    cudaErrorLaunchOutOfResources = 701,
+    cudaErrorLaunchFailure = 719,
+    cudaErrorNotSupported = 801,
+    cudaErrorUnknown = 999
+};
+typedef enum cudaError cudaError_t;
+
+enum cudaMemcpyKind {
+    cudaMemcpyHostToHost = 0,
+    cudaMemcpyHostToDevice = 1,
+    cudaMemcpyDeviceToHost = 2,
+    cudaMemcpyDeviceToDevice = 3,
+    cudaMemcpyDefault = 4
+};
+
+struct CUstream_st { int id; };
+struct CUevent_st { double t; int recorded; };
+typedef CUstream_st *cudaStream_t;
+typedef CUevent_st *cudaEvent_t;
+#define cudaStreamDefault 0x00
+#define cudaStreamNonBlocking 0x01
+#define cudaEventDefault 0x00
+#define cudaEventBlockingSync 0x01
+#define cudaEventDisableTiming 0x02
+#define cudaHostAllocDefault 0x00
+#define cudaMemAttachGlobal 0x01
+#define cudaStreamPerThread ((cudaStream_t)0x2)
+#define cudaStreamLegacy ((cudaStream_t)0x1)
+
+struct cudaDeviceProp {
+    char name[256];
+    size_t totalGlobalMem, sharedMemPerBlock;
+    int regsPerBlock, warpSize;
+    size_t memPitch;
+    int maxThreadsPerBlock, maxThreadsDim[3], maxGridSize[3];
+    int clockRate;
+    size_t totalConstMem;
+    int major, minor;
+    size_t textureAlignment;
+    int deviceOverlap, multiProcessorCount, kernelExecTimeoutEnabled, integrated, canMapHostMemory,
+        computeMode, concurrentKernels, ECCEnabled, pciBusID, pciDeviceID, asyncEngineCount,
+        unifiedAddressing, memoryClockRate, memoryBusWidth, l2CacheSize, maxThreadsPerMultiProcessor,
+        managedMemory, isMultiGpuBoard, concurrentManagedAccess, regsPerMultiprocessor;
+    size_t sharedMemPerMultiprocessor, sharedMemPerBlockOptin;
+    int maxBlocksPerMultiProcessor;
+};
+
+enum cudaDeviceAttr {
+    cudaDevAttrMaxThreadsPerBlock = 1,
+    cudaDevAttrMaxBlockDimX = 2,
+    cudaDevAttrMaxBlockDimY = 3,
+    cudaDevAttrMaxBlockDimZ = 4,
+    cudaDevAttrMaxGridDimX = 5,
+    cudaDevAttrMaxGridDimY = 6,
+    cudaDevAttrMaxGridDimZ = 7,
+    cudaDevAttrMaxSharedMemoryPerBlock = 8,
+    cudaDevAttrWarpSize = 10,
+    cudaDevAttrMultiProcessorCount = 16,
+    cudaDevAttrComputeCapabilityMajor = 75,
+    cudaDevAttrComputeCapabilityMinor = 76
+};
+
+/* ------------------------------------------------------------------------- */
+/* The simulator                                                             */
+/* ------------------------------------------------------------------------- */
+extern "C" char __start_cuda_sim_shared[] __attribute__((weak));
+extern "C" char __stop_cuda_sim_shared[] __attribute__((weak));
+
+namespace cuda_sim {
+
+constexpr size_t kMaxDynamicShared = 228 * 1024; /* the buffer; launches may use 48 KiB */
+constexpr size_t kSharedPerBlock = 48 * 1024;
+constexpr int kExitError = 70; /* exit status of an error the simulator reports */
+}
+
+/* extern __shared__ arrays all name this buffer (simpp gives them this asm label). */
+alignas(256) inline unsigned char cuda_sim_dynamic_shared_storage[cuda_sim::kMaxDynamicShared] __asm__(
+    "cuda_sim_dynamic_shared");
+
+namespace cuda_sim {
+
+struct Alloc {
+    char *base;     /* mapping: front guard page, data pages, back guard page */
+    size_t map_len;
+    char *ptr;      /* what cudaMalloc returned; ptr + size == the back guard page */
+    size_t size;
+    int host;       /* cudaMallocHost / cudaMallocManaged: always accessible */
+};
+
+enum { RUNNABLE, WAIT_BLOCK, WAIT_WARP, DONE };
+
+struct Fiber {
+    void *sp;
+    int state;
+    unsigned warp_mask;
+    const char *file;
+    int line;
+    int pred;
+    uint3 tid;
+};
+
+struct State {
+    bool inited = false;
+    size_t page = 4096;
+    std::vector<Alloc> allocs;
+    cudaError_t last_error = cudaSuccess;
+    int device_accessible = 0; /* while > 0, device memory is readable and writable */
+    /* the launch in progress */
+    bool in_kernel = false;
+    const char *launch_file = "?";
+    int launch_line = 0;
+    uint3 cur_block{0, 0, 0};
+    /* fibers */
+    size_t stack_size = 64 * 1024;
+    char *stacks = nullptr;
+    size_t stacks_len = 0;
+    Fiber fibers[1024];
+    int nthreads = 0;
+    int cur = -1;
+    void *sched_sp = nullptr;
+    void (*thunk)(void *) = nullptr;
+    void *thunk_arg = nullptr;
+    uint64_t rng = 0;
+    uint64_t seed = 0;
+    uint64_t launches = 0;
+    /* warp exchange buffers: [warp][parity][lane] */
+    uint64_t xbuf[32][2][32];
+    unsigned xparity[1024];
+    char altstack[64 * 1024];
+#if !defined(__x86_64__)
+    ucontext_t sched_uc;
+    ucontext_t fiber_uc[1024];
+#endif
+};
+inline State S;
+
+[[noreturn]] inline void fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+inline void fatal(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fflush(stdout);
+    fprintf(stderr, "cuda-sim: error: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+    va_end(ap);
+    exit(kExitError);
+}
+
+inline uint64_t splitmix(uint64_t &s)
+{
+    uint64_t z = (s += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+/* ---- device memory protection ---- */
+inline void protect_all(int prot)
+{
+    for (auto &a : S.allocs)
+        if (!a.host)
+            mprotect(a.base + S.page, a.map_len - 2 * S.page, prot);
+}
+inline void open_device() { if (S.device_accessible++ == 0) protect_all(PROT_READ | PROT_WRITE); }
+inline void close_device() { if (--S.device_accessible == 0) protect_all(PROT_NONE); }
+
+inline const Alloc *find_alloc(const void *p, bool with_guards)
+{
+    const char *c = (const char *)p;
+    for (auto &a : S.allocs) {
+        if (with_guards ? (c >= a.base && c < a.base + a.map_len) : (c >= a.ptr && c < a.ptr + a.size))
+            return &a;
+    }
+    return nullptr;
+}
+
+/* ---- SIGSEGV: say what happened, then die of the signal ---- */
+inline void say(const char *text) { ssize_t r = write(2, text, strlen(text)); (void)r; }
+
+inline void on_segv(int sig, siginfo_t *info, void *uctx)
+{
+    char msg[1024];
+    const char *addr = (const char *)info->si_addr;
+    bool write_access = false;
+#if defined(__x86_64__)
+    write_access = (((ucontext_t *)uctx)->uc_mcontext.gregs[REG_ERR] & 2) != 0;
+#else
+    (void)uctx;
+#endif
+    const char *rw = write_access ? "wrote" : "read";
+    char where[300] = "";
+    if (S.in_kernel && S.cur >= 0)
+        snprintf(where, sizeof where, " (thread (%u,%u,%u) of block (%u,%u,%u), kernel launched at %s:%d)",
+                 S.fibers[S.cur].tid.x, S.fibers[S.cur].tid.y, S.fibers[S.cur].tid.z, S.cur_block.x,
+                 S.cur_block.y, S.cur_block.z, S.launch_file, S.launch_line);
+    const Alloc *a = nullptr;
+    for (auto &x : S.allocs)
+        if (!x.host && addr >= x.base && addr < x.base + x.map_len)
+            a = &x;
+    fflush(stdout);
+    if (a && !S.in_kernel && S.device_accessible == 0 && addr >= a->ptr && addr < a->ptr + a->size) {
+        snprintf(msg, sizeof msg,
+                 "cuda-sim: error: host code dereferenced device pointer %p (inside a cudaMalloc allocation of "
+                 "%zu bytes at %p): device memory is only accessible in kernels; copy it with cudaMemcpy\n",
+                 (const void *)addr, a->size, (const void *)a->ptr);
+    } else if (a && addr >= a->ptr + a->size) {
+        snprintf(msg, sizeof msg,
+                 "cuda-sim: error: %s past the end of a cudaMalloc allocation: address %p is %zu bytes past the "
+                 "end of the %zu-byte allocation at %p%s\n",
+                 S.in_kernel ? (write_access ? "kernel wrote" : "kernel read") : (write_access ? "host code wrote" : "host code read"),
+                 (const void *)addr, (size_t)(addr - (a->ptr + a->size)), a->size, (const void *)a->ptr, where);
+    } else if (a) {
+        snprintf(msg, sizeof msg,
+                 "cuda-sim: error: %s %s address %p, %zu bytes before the start of a cudaMalloc allocation of %zu "
+                 "bytes at %p%s\n",
+                 S.in_kernel ? "kernel" : "host code", rw, (const void *)addr, (size_t)(a->ptr - addr), a->size,
+                 (const void *)a->ptr, where);
+    } else if (S.in_kernel && S.stacks && addr >= S.stacks && addr < S.stacks + S.stacks_len) {
+        snprintf(msg, sizeof msg,
+                 "cuda-sim: error: a kernel thread overflowed its stack of %zu KiB%s: use less local memory, "
+                 "or set CUDA_SIM_STACK_KB\n",
+                 S.stack_size / 1024, where);
+    } else if (S.in_kernel) {
+        snprintf(msg, sizeof msg, "cuda-sim: error: kernel %s invalid address %p%s (a host pointer or a bad index?)\n",
+                 rw, (const void *)addr, where);
+    } else {
+        msg[0] = '\0';
+    }
+    say(msg);
+    signal(sig, SIG_DFL); /* returning re-runs the access: the process dies of SIGSEGV */
+}
+
+inline void init()
+{
+    if (S.inited)
+        return;
+    S.inited = true;
+    long pg = sysconf(_SC_PAGESIZE);
+    S.page = pg > 0 ? (size_t)pg : 4096;
+    const char *seed = getenv("CUDA_SIM_SEED");
+    S.seed = seed && *seed ? strtoull(seed, nullptr, 0) : 1;
+    const char *kb = getenv("CUDA_SIM_STACK_KB");
+    if (kb && atol(kb) >= 16)
+        S.stack_size = (size_t)atol(kb) * 1024;
+    S.stack_size = (S.stack_size + S.page - 1) / S.page * S.page;
+    stack_t ss;
+    ss.ss_sp = S.altstack;
+    ss.ss_size = sizeof S.altstack;
+    ss.ss_flags = 0;
+    sigaltstack(&ss, nullptr);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_segv;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGSEGV, &sa, nullptr);
+    sigaction(SIGBUS, &sa, nullptr);
+}
+
+/* ---- fibers ---- */
+#if defined(__x86_64__)
+extern "C" void cuda_sim_switch(void **save_sp, void *new_sp);
+extern "C" void cuda_sim_fiber_entry();
+__asm__(".text\n"
+        ".weak cuda_sim_switch\n"
+        ".type cuda_sim_switch,@function\n"
+        "cuda_sim_switch:\n"
+        "  pushq %rbp\n  pushq %rbx\n  pushq %r12\n  pushq %r13\n  pushq %r14\n  pushq %r15\n"
+        "  subq $8, %rsp\n  stmxcsr (%rsp)\n  fnstcw 4(%rsp)\n"
+        "  movq %rsp, (%rdi)\n"
+        "  movq %rsi, %rsp\n"
+        "  ldmxcsr (%rsp)\n  fldcw 4(%rsp)\n  addq $8, %rsp\n"
+        "  popq %r15\n  popq %r14\n  popq %r13\n  popq %r12\n  popq %rbx\n  popq %rbp\n"
+        "  ret\n"
+        ".weak cuda_sim_fiber_entry\n"
+        ".type cuda_sim_fiber_entry,@function\n"
+        "cuda_sim_fiber_entry:\n"
+        "  call *%r12\n"
+        "  ud2\n");
+#endif
+
+inline void fiber_main()
+{
+    S.thunk(S.thunk_arg);
+    S.fibers[S.cur].state = DONE;
+#if defined(__x86_64__)
+    cuda_sim_switch(&S.fibers[S.cur].sp, S.sched_sp);
+#else
+    swapcontext(&S.fiber_uc[S.cur], &S.sched_uc);
+#endif
+    __builtin_unreachable();
+}
+
+inline void fiber_prepare(int i)
+{
+    char *top = S.stacks + (size_t)i * (S.stack_size + S.page) + S.page + S.stack_size;
+#if defined(__x86_64__)
+    uint64_t *sp = (uint64_t *)top;
+    *--sp = 0;                          /* padding: rsp is 16-aligned after ret */
+    *--sp = (uint64_t)cuda_sim_fiber_entry;
+    *--sp = 0;                          /* rbp */
+    *--sp = 0;                          /* rbx */
+    *--sp = (uint64_t)(void (*)())fiber_main; /* r12 */
+    *--sp = 0; *--sp = 0; *--sp = 0;    /* r13 r14 r15 */
+    *--sp = 0x037F00001F80ULL;          /* mxcsr (low), x87 control word (high) */
+    S.fibers[i].sp = sp;
+#else
+    getcontext(&S.fiber_uc[i]);
+    S.fiber_uc[i].uc_stack.ss_sp = top - S.stack_size;
+    S.fiber_uc[i].uc_stack.ss_size = S.stack_size;
+    S.fiber_uc[i].uc_link = nullptr;
+    makecontext(&S.fiber_uc[i], (void (*)())fiber_main, 0);
+#endif
+}
+
+inline void run_fiber(int i)
+{
+    S.cur = i;
+    threadIdx = S.fibers[i].tid;
+#if defined(__x86_64__)
+    cuda_sim_switch(&S.sched_sp, S.fibers[i].sp);
+#else
+    swapcontext(&S.sched_uc, &S.fiber_uc[i]);
+#endif
+}
+
+inline void yield_to_scheduler()
+{
+    Fiber &f = S.fibers[S.cur];
+#if defined(__x86_64__)
+    cuda_sim_switch(&f.sp, S.sched_sp);
+#else
+    swapcontext(&S.fiber_uc[S.cur], &S.sched_uc);
+#endif
+}
+
+inline void ensure_stacks(int n)
+{
+    if (S.stacks)
+        return;
+    (void)n;
+    S.stacks_len = 1024 * (S.stack_size + S.page);
+    void *m = mmap(nullptr, S.stacks_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED)
+        fatal("cannot map the stacks of the simulated threads");
+    S.stacks = (char *)m;
+    for (int i = 0; i < 1024; i++) /* a guard page below every stack */
+        mprotect(S.stacks + (size_t)i * (S.stack_size + S.page), S.page, PROT_NONE);
+}
+
+inline void poison_shared(size_t dyn_bytes)
+{
+    static int poison = -1;
+    if (poison < 0) {
+        const char *p = getenv("CUDA_SIM_SHARED_POISON");
+        poison = !(p && strcmp(p, "0") == 0);
+    }
+    if (!poison)
+        return;
+    if (__start_cuda_sim_shared && __stop_cuda_sim_shared)
+        memset(__start_cuda_sim_shared, 0xff, (size_t)(__stop_cuda_sim_shared - __start_cuda_sim_shared));
+    memset(cuda_sim_dynamic_shared_storage, 0xff, dyn_bytes);
+}
+
+inline void describe_block(char *buf, size_t n)
+{
+    snprintf(buf, n, "block (%u,%u,%u) of the kernel launched at %s:%d", S.cur_block.x, S.cur_block.y,
+             S.cur_block.z, S.launch_file, S.launch_line);
+}
+
+/* Runs one block: every thread to completion, releasing barriers as they fill. */
+inline void run_block(unsigned bx, unsigned by, unsigned bz, size_t dyn)
+{
+    int n = S.nthreads;
+    S.cur_block = uint3{bx, by, bz};
+    blockIdx = S.cur_block;
+    poison_shared(dyn);
+    for (int i = 0; i < n; i++) {
+        Fiber &f = S.fibers[i];
+        f.state = RUNNABLE;
+        f.tid = uint3{(unsigned)i % blockDim.x, (unsigned)i / blockDim.x % blockDim.y,
+                      (unsigned)i / (blockDim.x * blockDim.y)};
+        f.file = nullptr;
+        f.line = 0;
+        f.warp_mask = 0;
+        S.xparity[i] = 0;
+        fiber_prepare(i);
+    }
+    static int order[1024];
+    for (;;) {
+        int m = 0;
+        for (int i = 0; i < n; i++)
+            if (S.fibers[i].state == RUNNABLE)
+                order[m++] = i;
+        for (int i = m - 1; i > 0; i--) {
+            int j = (int)(splitmix(S.rng) % (uint64_t)(i + 1));
+            std::swap(order[i], order[j]);
+        }
+        for (int k = 0; k < m; k++)
+            run_fiber(order[k]);
+        S.cur = -1;
+        /* warp groups first: release every warp whose waiting lanes' masks are all waiting */
+        bool released = false;
+        int nwarps = (n + 31) / 32;
+        for (int w = 0; w < nwarps; w++) {
+            unsigned need = 0, waiting = 0;
+            int lanes = std::min(32, n - w * 32);
+            for (int l = 0; l < lanes; l++) {
+                Fiber &f = S.fibers[w * 32 + l];
+                if (f.state == WAIT_WARP) {
+                    need |= f.warp_mask;
+                    waiting |= 1u << l;
+                }
+            }
+            unsigned existing = lanes == 32 ? 0xffffffffu : ((1u << lanes) - 1);
+            if (waiting && (need & existing & ~waiting) == 0) {
+                for (int l = 0; l < lanes; l++)
+                    if (waiting & (1u << l))
+                        S.fibers[w * 32 + l].state = RUNNABLE;
+                released = true;
+            }
+        }
+        if (released)
+            continue;
+        int done = 0, at_block = 0, at_warp = 0, first_block = -1, first_done = -1, first_warp = -1;
+        for (int i = 0; i < n; i++) {
+            Fiber &f = S.fibers[i];
+            if (f.state == DONE) {
+                done++;
+                if (first_done < 0) first_done = i;
+            } else if (f.state == WAIT_BLOCK) {
+                at_block++;
+                if (first_block < 0) first_block = i;
+            } else if (f.state == WAIT_WARP) {
+                at_warp++;
+                if (first_warp < 0) first_warp = i;
+            }
+        }
+        if (done == n)
+            return;
+        char blk[400];
+        describe_block(blk, sizeof blk);
+        if (at_block == n) {
+            const Fiber &f0 = S.fibers[first_block];
+            for (int i = 0; i < n; i++) {
+                const Fiber &f = S.fibers[i];
+                if (f.line != f0.line || strcmp(f.file, f0.file) != 0)
+                    fatal("threads of %s wait at different __syncthreads(): thread (%u,%u,%u) at %s:%d, "
+                          "thread (%u,%u,%u) at %s:%d (every thread must reach the same barrier)",
+                          blk, f0.tid.x, f0.tid.y, f0.tid.z, f0.file, f0.line, f.tid.x, f.tid.y, f.tid.z, f.file,
+                          f.line);
+            }
+            int count = 0;
+            for (int i = 0; i < n; i++)
+                count += S.fibers[i].pred != 0;
+            for (int i = 0; i < n; i++) {
+                S.fibers[i].state = RUNNABLE;
+                S.fibers[i].pred = count;
+            }
+            continue;
+        }
+        if (at_block > 0 && at_warp == 0) {
+            const Fiber &f0 = S.fibers[first_block];
+            const Fiber &fd = S.fibers[first_done];
+            fatal("__syncthreads() at %s:%d not reached by all threads of block (%u,%u,%u): %d of %d threads "
+                  "returned without reaching it (thread (%u,%u,%u) for one; kernel launched at %s:%d)",
+                  f0.file, f0.line, S.cur_block.x, S.cur_block.y, S.cur_block.z, done, n, fd.tid.x, fd.tid.y,
+                  fd.tid.z, S.launch_file, S.launch_line);
+        }
+        const Fiber &fw = S.fibers[first_warp];
+        fatal("warp-synchronous call at %s:%d (thread (%u,%u,%u) of %s) not reached by all lanes of its mask "
+              "0x%08x: a lane returned or waits elsewhere",
+              fw.file, fw.line, fw.tid.x, fw.tid.y, fw.tid.z, blk, fw.warp_mask);
+    }
+}
+
+inline void block_barrier(const char *file, int line, int pred)
+{
+    if (!S.in_kernel || S.cur < 0)
+        fatal("__syncthreads() called outside a kernel (%s:%d)", file, line);
+    Fiber &f = S.fibers[S.cur];
+    f.state = WAIT_BLOCK;
+    f.file = file;
+    f.line = line;
+    f.pred = pred;
+    yield_to_scheduler();
+}
+
+inline void warp_wait(unsigned mask, const char *file, int line)
+{
+    if (!S.in_kernel || S.cur < 0)
+        fatal("warp-synchronous call outside a kernel (%s:%d)", file, line);
+    Fiber &f = S.fibers[S.cur];
+    int lane = S.cur % 32;
+    if (!(mask & (1u << lane)))
+        fatal("%s:%d: a warp-synchronous call's mask 0x%08x does not include the calling lane %d", file, line, mask,
+              lane);
+    f.state = WAIT_WARP;
+    f.warp_mask = mask;
+    f.file = file;
+    f.line = line;
+    yield_to_scheduler();
+}
+
+/* Every lane in mask puts 8 bytes in; returns the exchange row after all have. */
+template <class T> inline const uint64_t *warp_exchange(unsigned mask, T value, const char *file, int line)
+{
+    static_assert(sizeof(T) <= 8, "warp shuffles of values larger than 8 bytes are not supported");
+    int i = S.cur, w = i / 32, lane = i % 32;
+    unsigned par = S.xparity[i]++ & 1;
+    uint64_t bits = 0;
+    memcpy(&bits, &value, sizeof(T));
+    S.xbuf[w][par][lane] = bits;
+    warp_wait(mask, file, line);
+    return S.xbuf[w][par];
+}
+
+inline int lane_count_in_warp(int i) { return std::min(32, S.nthreads - (i / 32) * 32); }
+
+template <class T> inline T shfl_generic(unsigned mask, T var, int src, const char *file, int line)
+{
+    const uint64_t *row = warp_exchange(mask, var, file, line);
+    int lane = S.cur % 32;
+    if (src < 0 || src >= lane_count_in_warp(S.cur))
+        src = lane;
+    T out;
+    memcpy(&out, &row[src], sizeof(T));
+    return out;
+}
+
+/* ---- the launch ---- */
+struct cfg;
+/* What a bad launch configuration gives: the CUDA 13 runtime on an H100 returned
+ * cudaErrorInvalidValue ("invalid argument") for a 2048-thread block, a 32x32x2 block
+ * and a zero grid (older runtimes said cudaErrorInvalidConfiguration). */
+constexpr cudaError_t kBadConfig = cudaErrorInvalidValue;
+inline cudaError_t check_config(dim3 g, dim3 b, size_t shmem)
+{
+    if (b.x == 0 || b.y == 0 || b.z == 0 || g.x == 0 || g.y == 0 || g.z == 0)
+        return kBadConfig;
+    if (b.x > 1024 || b.y > 1024 || b.z > 64 || (unsigned long long)b.x * b.y * b.z > 1024)
+        return kBadConfig;
+    if (g.x > 2147483647u || g.y > 65535 || g.z > 65535)
+        return kBadConfig;
+    if (shmem > kSharedPerBlock)
+        return cudaErrorInvalidValue;
+    return cudaSuccess;
+}
+
+inline void launch(dim3 g, dim3 b, size_t shmem, const char *file, int line, void (*thunk)(void *), void *arg)
+{
+    init();
+    cudaError_t e = check_config(g, b, shmem);
+    if (e != cudaSuccess) {
+        S.last_error = e;
+        return;
+    }
+    if (S.in_kernel)
+        fatal("%s:%d: a kernel launch inside a kernel (dynamic parallelism) is not simulated", file, line);
+    ensure_stacks((int)(b.x * b.y * b.z));
+    S.launches++;
+    uint64_t r = S.seed * 0x9E3779B97F4A7C15ULL ^ (S.launches * 0xD1B54A32D192ED03ULL);
+    splitmix(r);
+    S.rng = r;
+    S.launch_file = file;
+    S.launch_line = line;
+    S.thunk = thunk;
+    S.thunk_arg = arg;
+    S.nthreads = (int)(b.x * b.y * b.z);
+    gridDim = g;
+    blockDim = b;
+    open_device();
+    S.in_kernel = true;
+    /* blocks in a shuffled order: i -> (a*i + c) mod N with a coprime to N */
+    uint64_t nb = (uint64_t)g.x * g.y * g.z;
+    uint64_t a = nb > 1 ? (splitmix(S.rng) % nb) | 1 : 1;
+    while (nb > 1 && std::__gcd(a, nb) != 1)
+        a = (a + 2) % nb ? (a + 2) % nb : 1;
+    uint64_t c = nb > 1 ? splitmix(S.rng) % nb : 0;
+    for (uint64_t i = 0; i < nb; i++) {
+        uint64_t k = (unsigned __int128)a * i % nb;
+        k = (k + c) % nb;
+        run_block((unsigned)(k % g.x), (unsigned)(k / g.x % g.y), (unsigned)(k / ((uint64_t)g.x * g.y)), shmem);
+    }
+    S.in_kernel = false;
+    close_device();
+    threadIdx = uint3{0, 0, 0};
+    blockIdx = uint3{0, 0, 0};
+}
+
+template <class... A> struct pending {
+    const cfg *c;
+    std::tuple<A...> args;
+};
+
+struct cfg {
+    dim3 grid, block;
+    size_t shmem;
+    const char *file;
+    int line;
+    cfg(dim3 g, dim3 b, size_t sh = 0, cudaStream_t s = 0, const char *f = __builtin_FILE(), int l = __builtin_LINE())
+        : grid(g), block(b), shmem(sh), file(f), line(l)
+    {
+        (void)s;
+    }
+    template <class... A> pending<std::decay_t<A>...> operator()(A &&...a) const
+    {
+        return pending<std::decay_t<A>...>{this, std::tuple<std::decay_t<A>...>(std::forward<A>(a)...)};
+    }
+};
+
+template <class... P, class... A, size_t... I>
+inline void call_kernel(void (*k)(P...), std::tuple<A...> &args, std::index_sequence<I...>)
+{
+    k(std::get<I>(args)...);
+}
+
+template <class... P, class... A> inline void operator<<(void (*k)(P...), pending<A...> &&p)
+{
+    static_assert(sizeof...(P) == sizeof...(A), "kernel launch: wrong number of arguments for the kernel");
+    struct box {
+        void (*k)(P...);
+        std::tuple<A...> *args;
+        static void run(void *v)
+        {
+            box *b = (box *)v;
+            call_kernel(b->k, *b->args, std::index_sequence_for<A...>{});
+        }
+    } b{k, &p.args};
+    launch(p.c->grid, p.c->block, p.c->shmem, p.c->file, p.c->line, &box::run, &b);
+}
+
+inline double now()
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+inline cudaError_t fail(cudaError_t e)
+{
+    S.last_error = e;
+    return e;
+}
+
+} // namespace cuda_sim
+
+/* ------------------------------------------------------------------------- */
+/* Device functions                                                          */
+/* ------------------------------------------------------------------------- */
+#define __syncthreads() cuda_sim::block_barrier(__FILE__, __LINE__, 0)
+static inline int cuda_sim_sync_count(int pred, const char *f, int l)
+{
+    cuda_sim::block_barrier(f, l, pred);
+    return cuda_sim::S.fibers[cuda_sim::S.cur].pred;
+}
+#define __syncthreads_count(p) cuda_sim_sync_count((p) != 0, __FILE__, __LINE__)
+#define __syncthreads_and(p) (cuda_sim_sync_count((p) != 0, __FILE__, __LINE__) == (int)(blockDim.x * blockDim.y * blockDim.z))
+#define __syncthreads_or(p) (cuda_sim_sync_count((p) != 0, __FILE__, __LINE__) != 0)
+static inline unsigned cuda_sim_full_mask_of_warp()
+{
+    int lanes = cuda_sim::lane_count_in_warp(cuda_sim::S.cur);
+    return lanes == 32 ? 0xffffffffu : ((1u << lanes) - 1);
+}
+#define __syncwarp(...) cuda_sim_syncwarp(__FILE__, __LINE__, ##__VA_ARGS__)
+static inline void cuda_sim_syncwarp(const char *f, int l, unsigned mask = 0xffffffffu)
+{
+    cuda_sim::warp_wait(mask & cuda_sim_full_mask_of_warp(), f, l);
+}
+
+#define __shfl_sync(mask, var, src, ...) cuda_sim_shfl(0, mask, var, src, __FILE__, __LINE__, ##__VA_ARGS__)
+#define __shfl_up_sync(mask, var, d, ...) cuda_sim_shfl(1, mask, var, d, __FILE__, __LINE__, ##__VA_ARGS__)
+#define __shfl_down_sync(mask, var, d, ...) cuda_sim_shfl(2, mask, var, d, __FILE__, __LINE__, ##__VA_ARGS__)
+#define __shfl_xor_sync(mask, var, d, ...) cuda_sim_shfl(3, mask, var, d, __FILE__, __LINE__, ##__VA_ARGS__)
+#define __ballot_sync(mask, p) cuda_sim_ballot(mask, p, __FILE__, __LINE__)
+#define __all_sync(mask, p) ((cuda_sim_ballot(mask, p, __FILE__, __LINE__) & (mask)) == ((mask) & cuda_sim_full_mask_of_warp()))
+#define __any_sync(mask, p) (cuda_sim_ballot(mask, p, __FILE__, __LINE__) != 0)
+
+template <class T> static inline T cuda_sim_shfl(int how, unsigned mask, T var, int d, const char *f, int l, int width = 32)
+{
+    int lane = cuda_sim::S.cur % 32;
+    int base = lane / width * width, src;
+    switch (how) {
+    case 0: src = base + ((d % width) + width) % width; break;
+    case 1: src = lane - d < base ? lane : lane - d; break;
+    case 2: src = lane + d >= base + width ? lane : lane + d; break;
+    default: src = lane ^ d; if (src >= base + width || src < base) src = lane; break;
+    }
+    return cuda_sim::shfl_generic(mask & cuda_sim_full_mask_of_warp(), var, src, f, l);
+}
+
+static inline unsigned cuda_sim_ballot(unsigned mask, int pred, const char *f, int l)
+{
+    const uint64_t *row = cuda_sim::warp_exchange(mask & cuda_sim_full_mask_of_warp(), (int)(pred != 0), f, l);
+    unsigned bits = 0;
+    for (int i = 0; i < 32; i++)
+        if ((mask & cuda_sim_full_mask_of_warp() & (1u << i)) && row[i])
+            bits |= 1u << i;
+    return bits;
+}
+static inline unsigned __activemask() { return cuda_sim_full_mask_of_warp(); }
+
+static inline void __threadfence() {}
+static inline void __threadfence_block() {}
+static inline void __threadfence_system() {}
+template <class T> static inline T __ldg(const T *p) { return *p; }
+static inline long long clock64() { return (long long)(cuda_sim::now() * 1e9); }
+
+/* Atomics: the simulated threads of a process never preempt one another. */
+#define CUDA_SIM_ATOMIC(name, T, expr) \
+    static inline T name(T *addr, T val) { T old = *addr; *addr = (expr); return old; }
+CUDA_SIM_ATOMIC(atomicAdd, int, old + val)
+CUDA_SIM_ATOMIC(atomicAdd, unsigned int, old + val)
+CUDA_SIM_ATOMIC(atomicAdd, unsigned long long int, old + val)
+CUDA_SIM_ATOMIC(atomicAdd, float, old + val)
+CUDA_SIM_ATOMIC(atomicAdd, double, old + val)
+CUDA_SIM_ATOMIC(atomicSub, int, old - val)
+CUDA_SIM_ATOMIC(atomicSub, unsigned int, old - val)
+CUDA_SIM_ATOMIC(atomicExch, int, val)
+CUDA_SIM_ATOMIC(atomicExch, unsigned int, val)
+CUDA_SIM_ATOMIC(atomicExch, unsigned long long int, val)
+CUDA_SIM_ATOMIC(atomicExch, float, val)
+CUDA_SIM_ATOMIC(atomicMax, int, old > val ? old : val)
+CUDA_SIM_ATOMIC(atomicMax, unsigned int, old > val ? old : val)
+CUDA_SIM_ATOMIC(atomicMax, unsigned long long int, old > val ? old : val)
+CUDA_SIM_ATOMIC(atomicMax, long long int, old > val ? old : val)
+CUDA_SIM_ATOMIC(atomicMin, int, old < val ? old : val)
+CUDA_SIM_ATOMIC(atomicMin, unsigned int, old < val ? old : val)
+CUDA_SIM_ATOMIC(atomicMin, unsigned long long int, old < val ? old : val)
+CUDA_SIM_ATOMIC(atomicMin, long long int, old < val ? old : val)
+CUDA_SIM_ATOMIC(atomicAnd, int, old & val)
+CUDA_SIM_ATOMIC(atomicAnd, unsigned int, old & val)
+CUDA_SIM_ATOMIC(atomicAnd, unsigned long long int, old & val)
+CUDA_SIM_ATOMIC(atomicOr, int, old | val)
+CUDA_SIM_ATOMIC(atomicOr, unsigned int, old | val)
+CUDA_SIM_ATOMIC(atomicOr, unsigned long long int, old | val)
+CUDA_SIM_ATOMIC(atomicXor, int, old ^ val)
+CUDA_SIM_ATOMIC(atomicXor, unsigned int, old ^ val)
+CUDA_SIM_ATOMIC(atomicXor, unsigned long long int, old ^ val)
+CUDA_SIM_ATOMIC(atomicInc, unsigned int, old >= val ? 0u : old + 1)
+CUDA_SIM_ATOMIC(atomicDec, unsigned int, (old == 0 || old > val) ? val : old - 1)
+#undef CUDA_SIM_ATOMIC
+#define CUDA_SIM_CAS(T) \
+    static inline T atomicCAS(T *addr, T cmp, T val) { T old = *addr; if (old == cmp) *addr = val; return old; }
+CUDA_SIM_CAS(int)
+CUDA_SIM_CAS(unsigned int)
+CUDA_SIM_CAS(unsigned long long int)
+CUDA_SIM_CAS(unsigned short int)
+#undef CUDA_SIM_CAS
+
+/* Math as CUDA's headers give it (the rest, and glibc's __expf __logf __sinf __cosf __powf, from <cmath>). */
+static inline float __fdividef(float x, float y) { return x / y; }
+static inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
+static inline double rsqrt(double x) { return 1.0 / sqrt(x); }
+static inline float __saturatef(float x) { return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x); }
+static inline float __fmul_rn(float a, float b) { return a * b; }
+static inline float __fadd_rn(float a, float b) { return a + b; }
+static inline int __float2int_rn(float x) { return (int)nearbyintf(x); }
+static inline int __popc(unsigned x) { return __builtin_popcount(x); }
+static inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
+static inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz((unsigned)x); }
+static inline int __ffs(int x) { return __builtin_ffs(x); }
+static inline int __mul24(int a, int b) { return a * b; }
+static inline int min(int a, int b) { return a < b ? a : b; }
+static inline int max(int a, int b) { return a > b ? a : b; }
+static inline unsigned int min(unsigned int a, unsigned int b) { return a < b ? a : b; }
+static inline unsigned int max(unsigned int a, unsigned int b) { return a > b ? a : b; }
+static inline long long min(long long a, long long b) { return a < b ? a : b; }
+static inline long long max(long long a, long long b) { return a > b ? a : b; }
+static inline float min(float a, float b) { return fminf(a, b); }
+static inline float max(float a, float b) { return fmaxf(a, b); }
+static inline double min(double a, double b) { return fmin(a, b); }
+static inline double max(double a, double b) { return fmax(a, b); }
+
+/* ------------------------------------------------------------------------- */
+/* Runtime API                                                               */
+/* ------------------------------------------------------------------------- */
+static inline const char *cudaGetErrorString(cudaError_t e)
+{
+    switch (e) {
+    case cudaSuccess: return "no error";
+    case cudaErrorInvalidValue: return "invalid argument";
+    case cudaErrorMemoryAllocation: return "out of memory";
+    case cudaErrorInitializationError: return "initialization error";
+    case cudaErrorInvalidConfiguration: return "invalid configuration argument";
+    case cudaErrorInvalidSymbol: return "invalid device symbol";
+    case cudaErrorInvalidDevicePointer: return "invalid device pointer";
+    case cudaErrorInvalidMemcpyDirection: return "invalid copy direction for memcpy";
+    case cudaErrorNoDevice: return "no CUDA-capable device is detected";
+    case cudaErrorInvalidDevice: return "invalid device ordinal";
+    case cudaErrorInvalidResourceHandle: return "invalid resource handle";
+    case cudaErrorNotReady: return "device not ready";
+    case cudaErrorIllegalAddress: return "an illegal memory access was encountered";
+    case cudaErrorLaunchOutOfResources: return "too many resources requested for launch";
+    case cudaErrorLaunchFailure: return "unspecified launch failure";
+    case cudaErrorNotSupported: return "operation not supported";
+    default: return "unknown error";
+    }
+}
+static inline const char *cudaGetErrorName(cudaError_t e)
+{
+    switch (e) {
+    case cudaSuccess: return "cudaSuccess";
+    case cudaErrorInvalidValue: return "cudaErrorInvalidValue";
+    case cudaErrorMemoryAllocation: return "cudaErrorMemoryAllocation";
+    case cudaErrorInvalidConfiguration: return "cudaErrorInvalidConfiguration";
+    case cudaErrorInvalidDevicePointer: return "cudaErrorInvalidDevicePointer";
+    case cudaErrorInvalidMemcpyDirection: return "cudaErrorInvalidMemcpyDirection";
+    case cudaErrorInvalidDevice: return "cudaErrorInvalidDevice";
+    case cudaErrorInvalidResourceHandle: return "cudaErrorInvalidResourceHandle";
+    case cudaErrorNotSupported: return "cudaErrorNotSupported";
+    default: return "cudaErrorUnknown";
+    }
+}
+static inline cudaError_t cudaGetLastError(void)
+{
+    cudaError_t e = cuda_sim::S.last_error;
+    cuda_sim::S.last_error = cudaSuccess;
+    return e;
+}
+static inline cudaError_t cudaPeekAtLastError(void) { return cuda_sim::S.last_error; }
+
+static inline cudaError_t cuda_sim_malloc(void **p, size_t size, int host)
+{
+    using namespace cuda_sim;
+    init();
+    if (!p)
+        return fail(cudaErrorInvalidValue);
+    *p = nullptr;
+    if (size == 0)
+        return cudaSuccess;
+    size_t data = (size + S.page - 1) / S.page * S.page;
+    size_t len = data + 2 * S.page;
+    void *m = mmap(nullptr, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED)
+        return fail(cudaErrorMemoryAllocation);
+    Alloc a;
+    a.base = (char *)m;
+    a.map_len = len;
+    a.size = size;
+    a.ptr = a.base + S.page + data - size; /* ends exactly at the back guard page */
+    a.host = host;
+    if (host || S.device_accessible > 0)
+        mprotect(a.base + S.page, data, PROT_READ | PROT_WRITE);
+    S.allocs.push_back(a);
+    *p = a.ptr;
+    return cudaSuccess;
+}
+template <class T> static inline cudaError_t cudaMalloc(T **p, size_t size) { return cuda_sim_malloc((void **)p, size, 0); }
+template <class T> static inline cudaError_t cudaMallocHost(T **p, size_t size) { return cuda_sim_malloc((void **)p, size, 1); }
+template <class T> static inline cudaError_t cudaHostAlloc(T **p, size_t size, unsigned) { return cuda_sim_malloc((void **)p, size, 1); }
+template <class T> static inline cudaError_t cudaMallocManaged(T **p, size_t size, unsigned = 1) { return cuda_sim_malloc((void **)p, size, 1); }
+
+static inline cudaError_t cuda_sim_free(void *p, int host)
+{
+    using namespace cuda_sim;
+    init();
+    if (!p)
+        return cudaSuccess;
+    for (size_t i = 0; i < S.allocs.size(); i++) {
+        if (S.allocs[i].ptr == (char *)p) {
+            if (S.allocs[i].host != host && !(host == 0 && S.allocs[i].host))
+                return fail(cudaErrorInvalidValue);
+            munmap(S.allocs[i].base, S.allocs[i].map_len);
+            S.allocs.erase(S.allocs.begin() + (long)i);
+            return cudaSuccess;
+        }
+    }
+    return fail(host ? cudaErrorInvalidValue : cudaErrorInvalidDevicePointer);
+}
+static inline cudaError_t cudaFree(void *p) { return cuda_sim_free(p, 0); }
+static inline cudaError_t cudaFreeHost(void *p) { return cuda_sim_free(p, 1); }
+
+/* Is [p, p+n) device memory (1), host memory (0), or partly a device allocation (-1)? */
+static inline int cuda_sim_where(const void *p, size_t n)
+{
+    const cuda_sim::Alloc *a = cuda_sim::find_alloc(p, true);
+    if (!a || a->host)
+        return 0;
+    const char *c = (const char *)p;
+    return (c >= a->ptr && c + n <= a->ptr + a->size) ? 1 : -1;
+}
+
+static inline cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, cudaMemcpyKind kind)
+{
+    using namespace cuda_sim;
+    init();
+    if (n == 0)
+        return cudaSuccess;
+    int d = cuda_sim_where(dst, n), s = cuda_sim_where(src, n);
+    if (d < 0 || s < 0 || !dst || !src)
+        return fail(cudaErrorInvalidValue);
+    bool ok = kind == cudaMemcpyDefault || (kind == cudaMemcpyHostToHost && !d && !s) ||
+              (kind == cudaMemcpyHostToDevice && d && !s) || (kind == cudaMemcpyDeviceToHost && !d && s) ||
+              (kind == cudaMemcpyDeviceToDevice && d && s);
+    if (kind > cudaMemcpyDefault)
+        return fail(cudaErrorInvalidMemcpyDirection);
+    if (!ok)
+        return fail(cudaErrorInvalidValue);
+    open_device();
+    memmove(dst, src, n);
+    close_device();
+    return cudaSuccess;
+}
+static inline cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n, cudaMemcpyKind kind, cudaStream_t = 0)
+{
+    return cudaMemcpy(dst, src, n, kind);
+}
+static inline cudaError_t cudaMemset(void *dst, int value, size_t n)
+{
+    using namespace cuda_sim;
+    init();
+    if (n == 0)
+        return cudaSuccess;
+    if (cuda_sim_where(dst, n) != 1 && !(find_alloc(dst, false) && find_alloc(dst, false)->host))
+        return fail(cudaErrorInvalidValue);
+    open_device();
+    memset(dst, value, n);
+    close_device();
+    return cudaSuccess;
+}
+static inline cudaError_t cudaMemsetAsync(void *dst, int value, size_t n, cudaStream_t = 0) { return cudaMemset(dst, value, n); }
+template <class T>
+static inline cudaError_t cudaMemcpyToSymbol(T &symbol, const void *src, size_t n, size_t offset = 0,
+                                             cudaMemcpyKind = cudaMemcpyHostToDevice)
+{
+    if (offset + n > sizeof(T))
+        return cuda_sim::fail(cudaErrorInvalidValue);
+    memcpy((char *)&symbol + offset, src, n);
+    return cudaSuccess;
+}
+template <class T>
+static inline cudaError_t cudaMemcpyFromSymbol(void *dst, const T &symbol, size_t n, size_t offset = 0,
+                                               cudaMemcpyKind = cudaMemcpyDeviceToHost)
+{
+    if (offset + n > sizeof(T))
+        return cuda_sim::fail(cudaErrorInvalidValue);
+    memcpy(dst, (const char *)&symbol + offset, n);
+    return cudaSuccess;
+}
+
+static inline cudaError_t cudaDeviceSynchronize(void) { return cudaSuccess; }
+static inline cudaError_t cudaDeviceReset(void) { return cudaSuccess; }
+static inline cudaError_t cudaThreadSynchronize(void) { return cudaSuccess; }
+static inline cudaError_t cudaGetDeviceCount(int *n) { if (!n) return cuda_sim::fail(cudaErrorInvalidValue); *n = 1; return cudaSuccess; }
+static inline cudaError_t cudaSetDevice(int d) { return d == 0 ? cudaSuccess : cuda_sim::fail(cudaErrorInvalidDevice); }
+static inline cudaError_t cudaGetDevice(int *d) { if (!d) return cuda_sim::fail(cudaErrorInvalidValue); *d = 0; return cudaSuccess; }
+static inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int d)
+{
+    if (!p)
+        return cuda_sim::fail(cudaErrorInvalidValue);
+    if (d != 0)
+        return cuda_sim::fail(cudaErrorInvalidDevice);
+    memset(p, 0, sizeof *p);
+    snprintf(p->name, sizeof p->name, "CUDA CPU simulator");
+    p->totalGlobalMem = (size_t)4 << 30;
+    p->sharedMemPerBlock = 48 * 1024;
+    p->sharedMemPerBlockOptin = 48 * 1024;
+    p->sharedMemPerMultiprocessor = 64 * 1024;
+    p->regsPerBlock = p->regsPerMultiprocessor = 65536;
+    p->warpSize = 32;
+    p->memPitch = (size_t)2147483647;
+    p->maxThreadsPerBlock = 1024;
+    p->maxThreadsDim[0] = 1024; p->maxThreadsDim[1] = 1024; p->maxThreadsDim[2] = 64;
+    p->maxGridSize[0] = 2147483647; p->maxGridSize[1] = 65535; p->maxGridSize[2] = 65535;
+    p->clockRate = 1000000;
+    p->totalConstMem = 65536;
+    p->major = 7;
+    p->minor = 5;
+    p->textureAlignment = 512;
+    p->multiProcessorCount = 1;
+    p->maxThreadsPerMultiProcessor = 1024;
+    p->maxBlocksPerMultiProcessor = 16;
+    p->concurrentKernels = 0;
+    p->asyncEngineCount = 0;
+    p->unifiedAddressing = 1;
+    p->managedMemory = 1;
+    p->canMapHostMemory = 1;
+    p->memoryBusWidth = 64;
+    p->memoryClockRate = 1000000;
+    p->l2CacheSize = 1 << 20;
+    return cudaSuccess;
+}
+static inline cudaError_t cudaDeviceGetAttribute(int *v, cudaDeviceAttr attr, int d)
+{
+    cudaDeviceProp p;
+    cudaError_t e = cudaGetDeviceProperties(&p, d);
+    if (e != cudaSuccess || !v)
+        return e != cudaSuccess ? e : cuda_sim::fail(cudaErrorInvalidValue);
+    switch (attr) {
+    case cudaDevAttrMaxThreadsPerBlock: *v = p.maxThreadsPerBlock; break;
+    case cudaDevAttrMaxBlockDimX: *v = p.maxThreadsDim[0]; break;
+    case cudaDevAttrMaxBlockDimY: *v = p.maxThreadsDim[1]; break;
+    case cudaDevAttrMaxBlockDimZ: *v = p.maxThreadsDim[2]; break;
+    case cudaDevAttrMaxGridDimX: *v = p.maxGridSize[0]; break;
+    case cudaDevAttrMaxGridDimY: *v = p.maxGridSize[1]; break;
+    case cudaDevAttrMaxGridDimZ: *v = p.maxGridSize[2]; break;
+    case cudaDevAttrMaxSharedMemoryPerBlock: *v = (int)p.sharedMemPerBlock; break;
+    case cudaDevAttrWarpSize: *v = 32; break;
+    case cudaDevAttrMultiProcessorCount: *v = p.multiProcessorCount; break;
+    case cudaDevAttrComputeCapabilityMajor: *v = p.major; break;
+    case cudaDevAttrComputeCapabilityMinor: *v = p.minor; break;
+    default: return cuda_sim::fail(cudaErrorInvalidValue);
+    }
+    return cudaSuccess;
+}
+static inline cudaError_t cudaMemGetInfo(size_t *free_b, size_t *total)
+{
+    if (free_b) *free_b = (size_t)4 << 30;
+    if (total) *total = (size_t)4 << 30;
+    return cudaSuccess;
+}
+static inline cudaError_t cudaRuntimeGetVersion(int *v) { *v = CUDART_VERSION; return cudaSuccess; }
+static inline cudaError_t cudaDriverGetVersion(int *v) { *v = CUDART_VERSION; return cudaSuccess; }
+
+/* Streams: everything runs synchronously, in issue order. */
+static inline cudaError_t cudaStreamCreate(cudaStream_t *s)
+{
+    static int next = 16;
+    if (!s) return cuda_sim::fail(cudaErrorInvalidValue);
+    *s = new CUstream_st{next++};
+    return cudaSuccess;
+}
+static inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned) { return cudaStreamCreate(s); }
+static inline cudaError_t cudaStreamDestroy(cudaStream_t s) { delete s; return cudaSuccess; }
+static inline cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
+static inline cudaError_t cudaStreamQuery(cudaStream_t) { return cudaSuccess; }
+static inline cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned = 0) { return cudaSuccess; }
+
+static inline cudaError_t cudaEventCreate(cudaEvent_t *e)
+{
+    if (!e) return cuda_sim::fail(cudaErrorInvalidValue);
+    *e = new CUevent_st{0.0, 0};
+    return cudaSuccess;
+}
+static inline cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned) { return cudaEventCreate(e); }
+static inline cudaError_t cudaEventDestroy(cudaEvent_t e) { delete e; return cudaSuccess; }
+static inline cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t = 0)
+{
+    if (!e) return cuda_sim::fail(cudaErrorInvalidResourceHandle);
+    e->t = cuda_sim::now();
+    e->recorded = 1;
+    return cudaSuccess;
+}
+static inline cudaError_t cudaEventSynchronize(cudaEvent_t e) { return e ? cudaSuccess : cuda_sim::fail(cudaErrorInvalidResourceHandle); }
+static inline cudaError_t cudaEventQuery(cudaEvent_t e) { return e ? cudaSuccess : cuda_sim::fail(cudaErrorInvalidResourceHandle); }
+static inline cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b)
+{
+    if (!ms || !a || !b) return cuda_sim::fail(cudaErrorInvalidValue);
+    if (!a->recorded || !b->recorded) return cuda_sim::fail(cudaErrorInvalidResourceHandle);
+    *ms = (float)((b->t - a->t) * 1e3);
+    return cudaSuccess;
+}
+
+#endif /* CUDA_SIM_H */

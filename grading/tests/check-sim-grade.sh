@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# check-sim-grade.sh -- the grader's sim mode end to end: the CUDA fixture
+# (grading/tests/gpu-smoke) graded with GRADE_CUDA=sim, so it runs in the CUDA CPU
+# simulator even where a GPU is present: its solution must PASS (shown as
+# "PASS (simulated)", mode "sim" in the report), its generated task FAIL in every run;
+# a task that uses cuBLAS is SKIP with the simulator's reason; a host
+# dereference of a device pointer is CRASH with the simulator's message.
+set -u
+cd "$(dirname "$0")/../.."
+export NO_COLOR=1 GRADE_CUDA=sim
+root=grading/tests/gpu-smoke
+out=build/sim-grade
+rm -rf "$out" && mkdir -p "$out/task/99_smoke" "$out/cublas/99_smoke" "$out/deref/99_smoke"
+failures=0
+fail() { echo "check-sim-grade: FAILED: $*"; failures=$((failures + 1)); }
+
+grading/bin/prgen "$root/solutions/99_smoke/task1.cu" -o "$out/task/99_smoke/task1.cu" || exit 1
+text=$(grading/bin/grade --root "$root" --tasks-from "$root/solutions" --expect pass --json "$out/pass.json" --junit "$out/pass.xml" 2>&1) ||
+    fail "the fixture's solution does not pass in the simulator: $text"
+grep -q 'PASS (simulated)' <<<"$text" || fail "the terminal does not say PASS (simulated)"
+grep -q '"mode": "sim"' "$out/pass.json" || fail "the report's mode is not sim"
+grep -q '"cuda": "sim"' "$out/pass.json" || fail "the report's machine.cuda is not sim"
+grading/bin/grade --root "$root" --tasks-from "$out/task" --expect fail --quiet --json "$out/fail.json" --junit "$out/fail.xml" >/dev/null ||
+    fail "the fixture's untouched task does not fail in every run in the simulator"
+
+# A task that uses cuBLAS cannot run in the simulator: SKIP, with the simulator's reason.
+{ echo '#include <cublas_v2.h>'; cat "$root/solutions/99_smoke/task1.cu"; } > "$out/cublas/99_smoke/task1.cu"
+text=$(grading/bin/grade --root "$root" --tasks-from "$out/cublas" --quiet --json "$out/cublas.json" --junit "$out/cublas.xml" 2>&1)
+grep -q '  task1 *SKIP' <<<"$text" && grep -q 'not simulated' <<<"$text" ||
+    fail "a task using cuBLAS is not refused by name: $text"
+
+# A host dereference of a device pointer: CRASH, with the simulator's explanation.
+sed 's|    CHECK(cudaEventRecord(start));|    CHECK(cudaEventRecord(start)); if (n == 1000) printf("%f\\n", dx[0]);|' \
+    "$root/solutions/99_smoke/task1.cu" > "$out/deref/99_smoke/task1.cu"
+text=$(grading/bin/grade --root "$root" --tasks-from "$out/deref" --quiet --json "$out/deref.json" --junit "$out/deref.xml" 2>&1)
+grep -q 'CRASH' <<<"$text" && grep -q 'dereferenced device pointer' <<<"$text" ||
+    fail "a host dereference of a device pointer is not CRASH with the simulator's message: $text"
+
+[ $failures -eq 0 ] && echo "check-sim-grade: sim mode: PASS (simulated), untouched task FAIL, cuBLAS SKIP with the reason, host dereference CRASH"
+exit $((failures > 0))

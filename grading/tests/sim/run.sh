@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# run.sh -- end-to-end tests of the CUDA CPU simulator (grading/simcc, grading/sim/).
+# Builds every test program here with grading/simcc, runs it and checks its exact
+# output, exit status and (for the bugs it must catch) its message; times the 2^20
+# reduction; and, when nvcc is installed, compiles every .cu with it (no GPU needed).
+# Exit 0 when every check passed.
+set -u
+cd "$(dirname "$0")"
+root=$(cd ../../.. && pwd)
+simcc=$root/grading/simcc
+out=$(mktemp -d "${TMPDIR:-/tmp}/simtests.XXXXXX")
+trap 'rm -rf "$out"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); echo "  ok    $*"; }
+bad() { fail=$((fail + 1)); echo "  FAIL  $*"; }
+
+build() { # name -> $out/name
+    if ! "$simcc" -O2 -I"$root/grading" -o "$out/$1" "$1.cu" >"$out/$1.build" 2>&1; then
+        bad "$1: does not build with simcc:"; sed 's/^/        /' "$out/$1.build" | head -20; return 1
+    fi
+}
+
+# name, expected exit status, expected stdout (exact), [regex the stderr must match]
+expect() {
+    local name=$1 want_rc=$2 want_out=$3 want_err=${4:-} rc
+    build "$name" || return
+    # (an inner shell, so that "Segmentation fault" from bash does not clutter the log)
+    bash -c 'timeout 60 "$0" >"$1" 2>"$2"; exit $?' "$out/$name" "$out/$name.out" "$out/$name.err" 2>/dev/null; rc=$?
+    local got_out; got_out=$(cat "$out/$name.out")
+    if [ "$rc" != "$want_rc" ]; then
+        bad "$name: exit status $rc, expected $want_rc"; sed 's/^/        /' "$out/$name.out" "$out/$name.err" | head -10
+    elif [ "$got_out" != "$want_out" ]; then
+        bad "$name: output differs"; diff <(echo "$want_out") "$out/$name.out" | sed 's/^/        /' | head -10
+    elif [ -n "$want_err" ] && ! grep -Eq -- "$want_err" "$out/$name.err"; then
+        bad "$name: stderr does not match /$want_err/:"; sed 's/^/        /' "$out/$name.err" | head -5
+    else
+        ok "$name"
+    fi
+}
+
+echo "simulator tests (built with grading/simcc):"
+expect vecadd 0 "wrong 0 sum 20001100015"
+expect reduce 0 "  sum                          got 262138               expected 262138               ok
+result sum = 262138 tol 0
+verdict: all results correct"
+expect matmul 0 "wrong 0 trace -716"
+expect dynshared 0 "wrong 0 first 95 last 960"
+expect atomics 0 "histogram wrong 0 bin0 6250
+max 999 min -523 cas 1 exch 524800 ull 8796093022208 f 512.0 d 256.00"
+expect streams 0 "sum 32437632 elapsed positive 1"
+# (what the CUDA 13 runtime on an H100 printed for the same program)
+expect badlaunch 0 "2048 threads: 1 invalid argument (peek 1)
+after: 0 no error
+zero blocks: 1 invalid argument
+32x32x2 threads: 1 invalid argument
+1024 threads: 0 no error"
+expect shuffle 0 "sum 294900 xor-wrong 0"
+expect devquery 0 "count>=1 1 device 0 warpSize 32 maxThreadsPerBlock 1024 maxThreadsDim 1024 1024 64 sharedMemPerBlock 49152
+bad device: invalid device ordinal" "^name: CUDA CPU simulator$"
+expect divergent 70 "" \
+    '^cuda-sim: error: __syncthreads\(\) at divergent\.cu:8 not reached by all threads of block \([01],0,0\): 64 of 128 threads returned'
+expect hostderef 139 "reading d[3] on the host" \
+    '^cuda-sim: error: host code dereferenced device pointer 0x[0-9a-f]+ \(inside a cudaMalloc allocation of 400 bytes'
+expect oob 139 "" \
+    '^cuda-sim: error: kernel wrote past the end of a cudaMalloc allocation: address 0x[0-9a-f]+ is 0 bytes past the end of the 4004-byte allocation at 0x[0-9a-f]+ \(thread \(233,0,0\) of block \(3,0,0\), kernel launched at oob\.cu:17\)'
+
+# The reduction without its barriers: wrong (or refused) with every seed.
+if build nosync; then
+    wrong=0
+    for seed in 1 2 3 4 5; do
+        CUDA_SIM_SEED=$seed timeout 60 "$out/nosync" >"$out/nosync.$seed" 2>&1 && continue
+        grep -q "WRONG" "$out/nosync.$seed" && wrong=$((wrong + 1))
+    done
+    [ $wrong -eq 5 ] && ok "nosync: wrong with each of 5 seeds" || bad "nosync: wrong with only $wrong of 5 seeds"
+    # With poisoning off the shuffled order alone must still break it.
+    wrong=0
+    for seed in 1 2 3 4 5; do
+        CUDA_SIM_SHARED_POISON=0 CUDA_SIM_SEED=$seed timeout 60 "$out/nosync" >"$out/nosync.p$seed" 2>&1 && continue
+        grep -q "WRONG" "$out/nosync.p$seed" && wrong=$((wrong + 1))
+    done
+    [ $wrong -eq 5 ] && ok "nosync: wrong with each of 5 seeds without shared-memory poisoning" ||
+        bad "nosync: without poisoning wrong with only $wrong of 5 seeds"
+fi
+
+# The same seed gives the same order: a racy result is reproducible.
+if [ -x "$out/nosync" ]; then
+    a=$(CUDA_SIM_SHARED_POISON=0 CUDA_SIM_SEED=3 "$out/nosync" 2>&1); b=$(CUDA_SIM_SHARED_POISON=0 CUDA_SIM_SEED=3 "$out/nosync" 2>&1)
+    [ "$a" = "$b" ] && ok "nosync: same seed, same result ($a)" || bad "nosync: seed 3 gave '$a' then '$b'"
+fi
+
+# Compiler errors point at the user's file and line.
+if "$simcc" -o "$out/lineerr" lineerr.cu >"$out/lineerr.build" 2>&1; then
+    bad "lineerr: built"
+elif grep -q "^lineerr\.cu:11:" "$out/lineerr.build"; then
+    ok "lineerr: the error names lineerr.cu:11"
+else
+    bad "lineerr: no error at lineerr.cu:11:"; head -5 "$out/lineerr.build" | sed 's/^/        /'
+fi
+
+# What the simulator cannot offer is refused with status 77.
+"$simcc" -o "$out/x" vecadd.cu -lcublas >"$out/cublas.err" 2>&1; rc=$?
+[ $rc -eq 77 ] && grep -q "not simulated: cuBLAS" "$out/cublas.err" && ok "-lcublas refused (77)" || bad "-lcublas: status $rc"
+
+# Speed: the 2^20-float reduction in 256-thread blocks (a figure, checked against 2 s).
+if [ -x "$out/reduce" ]; then
+    best=""
+    for r in 1 2 3; do
+        t=$("$out/reduce" 2>&1 >/dev/null | sed -n 's/.*kernel \([0-9.]*\) s/\1/p')
+        [ -z "$best" ] || awk -v a="$t" -v b="$best" 'BEGIN{exit !(a<b)}' && best=$t
+    done
+    awk -v t="$best" 'BEGIN{exit !(t < 2.0)}' && ok "reduce 2^20 floats, 256-thread blocks: ${best} s (best of 3; under 2 s)" ||
+        bad "reduce 2^20 floats: ${best} s, not under 2 s"
+fi
+
+# The same sources compile with the real nvcc (no GPU needed).
+nvcc=${NVCC:-nvcc}
+command -v "$nvcc" >/dev/null 2>&1 || { [ -x /usr/local/cuda/bin/nvcc ] && nvcc=/usr/local/cuda/bin/nvcc; }
+if command -v "$nvcc" >/dev/null 2>&1; then
+    for f in *.cu; do
+        [ "$f" = lineerr.cu ] && continue
+        if "$nvcc" -arch=sm_75 -Wno-deprecated-gpu-targets -I"$root/grading" -c -o /dev/null "$f" >"$out/nvcc.log" 2>&1; then
+            ok "nvcc compiles $f"
+        else
+            bad "nvcc does not compile $f:"; head -10 "$out/nvcc.log" | sed 's/^/        /'
+        fi
+    done
+else
+    echo "  SKIP  nvcc compile checks: nvcc not found"
+fi
+
+echo "simulator tests: $pass passed, $fail failed"
+[ $fail -eq 0 ]
