@@ -74,7 +74,11 @@ done
 if command -v nvidia-smi >/dev/null 2>&1 && gpus=$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null) && [ -n "$gpus" ]; then
     while IFS= read -r g; do row "GPU" "$g"; done <<<"$gpus"
 else
-    row "GPU" "none found: CUDA tasks are SKIP here (the CPU simulator is not part of this version yet)"
+    if [ -x "$(dirname "$0")/simcc" ] && command -v g++ >/dev/null 2>&1; then
+        row "GPU" "none found: CUDA tasks run in the CPU simulator (grading/simcc)"
+    else
+        row "GPU" "none found, and no g++ for the CPU simulator: CUDA tasks are SKIP"
+    fi
 fi
 echo
 if [ $problems -ne 0 ]; then
