@@ -47,6 +47,7 @@ check_test() {
     if command -v "$CC" >/dev/null 2>&1; then
         can_link CUnit/Basic.h -lcunit || need libcunit1-dev "CUnit (the grader's unit tests)"
     fi
+    command -v g++ >/dev/null 2>&1 || need g++ "g++ (the CUDA CPU simulator compiles CUDA as C++)"
     # The maintainers' checks grade the MPI rooms too: a SKIP there would check nothing.
     { command -v mpicc && command -v mpiexec; } >/dev/null 2>&1 || need "mpich libmpich-dev" "MPI (MPICH: mpicc, mpiexec) for the MPI rooms"
 }
