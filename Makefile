@@ -85,6 +85,9 @@ check-hostile: $(GRADE)
 ## check-sim: the CUDA CPU simulator (grading/simcc): its own tests, then the grader's sim mode end to end
 check-sim: $(GRADE) $(PRGEN)
 	$(Q)bash grading/tests/sim/run.sh
+	@mkdir -p build
+	$(Q)grading/simcc -O2 -o build/cunit_sim grading/tests/sim/cunit_sim.cu -lcunit
+	$(Q)build/cunit_sim
 	$(Q)bash grading/tests/check-sim-grade.sh
 
 ## check-gpu: on a machine with an NVIDIA GPU, the grader's native CUDA path and compute-sanitizer (SKIP elsewhere)

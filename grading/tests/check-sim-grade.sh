@@ -36,5 +36,15 @@ text=$(grading/bin/grade --root "$root" --tasks-from "$out/deref" --quiet --json
 grep -q 'CRASH' <<<"$text" && grep -q 'dereferenced device pointer' <<<"$text" ||
     fail "a host dereference of a device pointer is not CRASH with the simulator's message: $text"
 
+# The same sources build unchanged with the real nvcc (a compile check: no GPU needed).
+if command -v nvcc >/dev/null 2>&1; then
+    for f in "$root/solutions/99_smoke/task1.cu" "$out/task/99_smoke/task1.cu" grading/tests/sim/cunit_sim.cu; do
+        nvcc -arch=sm_75 -Wno-deprecated-gpu-targets -Igrading -c -o /dev/null "$f" 2>"$out/nvcc.err" ||
+            { fail "nvcc does not compile $f:"; head -5 "$out/nvcc.err"; }
+    done
+else
+    echo "check-sim-grade: nvcc not found: the nvcc compile check of the fixtures was not done"
+fi
+
 [ $failures -eq 0 ] && echo "check-sim-grade: sim mode: PASS (simulated), untouched task FAIL, cuBLAS SKIP with the reason, host dereference CRASH"
 exit $((failures > 0))
