@@ -214,6 +214,8 @@ static int on_ini_entry(void *user, const char *section, const char *name, const
         set_text(&t->title, value);
     else if (strcmp(name, "hint") == 0)
         set_text(&t->hint, value);
+    else if (strcmp(name, "libs") == 0)
+        set_text(&t->libs, value);
     else if (strcmp(name, "source") == 0) {
         free(t->source);
         t->source = xstrdup(value);
@@ -236,7 +238,7 @@ static int on_ini_entry(void *user, const char *section, const char *name, const
         if (expand_runs(value, &t->configs, &t->nconfigs, err, sizeof err) != 0)
             return fail(st, "[%s]: %s", section, err);
     } else {
-        return fail(st, "[%s]: unknown key '%s' (known: title source kind runs timeout hint)", section, name);
+        return fail(st, "[%s]: unknown key '%s' (known: title source kind runs timeout hint libs)", section, name);
     }
     return 1;
 }
@@ -336,7 +338,7 @@ void workbook_free(workbook *wb)
         for (int i = 0; i < room->ntasks; i++) {
             task_meta *t = &room->tasks[i];
             free(t->id), free(t->room), free(t->name), free(t->title), free(t->source);
-            free(t->kind), free(t->hint), free(t->runs_text);
+            free(t->kind), free(t->hint), free(t->runs_text), free(t->libs);
             for (int c = 0; c < t->nconfigs; c++)
                 config_free(&t->configs[c]);
             free(t->configs);

@@ -10,6 +10,8 @@
  *   runs    = threads=1,2,3,4 n=1000003,999 seed=7,11
  *   timeout = 10            ; seconds per run, times GRADE_TIMEOUT_SCALE
  *   hint    = Each thread needs its own partial sum ...
+ *   libs    = -lcublas      ; linked in native builds only: in the CUDA simulator the
+ *                           ; task must leave such parts out (#ifdef CUDA_SIM)
  *
  * `runs` is a cartesian product of the values listed for each key; several
  * `runs` lines add more configurations.  `ranks` is the MPI rank count (the
@@ -34,6 +36,7 @@ typedef struct {
     char *source;  /* "task2.c", relative to the room folder */
     char *kind;
     char *hint;
+    char *libs;    /* extra libraries for native builds ("-lcublas"); NULL for none */
     double timeout;
     char *runs_text;  /* every runs line, joined by " | " (for messages) */
     run_config *configs;

@@ -232,6 +232,9 @@ void build_command(const toolchain *tc, const task_meta *task, const char *sourc
     }
     if (kind_is(task, "nccl"))
         sl_push(argv, "-lnccl");
+    /* Native builds only: the simulator has no cuBLAS and the like (CUDA_SIM guards them). */
+    if (task->libs && strcmp(toolchain_mode(tc, task), "sim") != 0)
+        sl_split_words(argv, task->libs);
     sl_push(argv, "-lm");
 }
 

@@ -214,7 +214,7 @@ static void test_room_load(void)
     char err[400] = "";
     int rc = load_ini("[room]\ntitle = Test room\n\n[task10]\ntitle = Ten\nsource = task10.c\nkind = c\n"
                       "runs = n=1\n\n[task2]\ntitle = Two\nsource = task2.c\nkind = openmp\n"
-                      "runs = threads=1,2 n=5\nruns = threads=3 n=6\ntimeout = 2.5\nhint = first part\n"
+                      "runs = threads=1,2 n=5\nruns = threads=3 n=6\ntimeout = 2.5\nlibs = -lcublas\nhint = first part\n"
                       "  second part\n",
                       &room, err, sizeof err);
     CU_ASSERT_EQUAL_FATAL(rc, 0);
@@ -225,6 +225,8 @@ static void test_room_load(void)
     CU_ASSERT_EQUAL(room.tasks[0].nconfigs, 3);
     CU_ASSERT_DOUBLE_EQUAL(room.tasks[0].timeout, 2.5, 1e-12);
     CU_ASSERT_STRING_EQUAL(room.tasks[0].hint, "first part second part");
+    CU_ASSERT_STRING_EQUAL(room.tasks[0].libs, "-lcublas");
+    CU_ASSERT_PTR_NULL(room.tasks[1].libs);
     CU_ASSERT_DOUBLE_EQUAL(room.tasks[1].timeout, 10.0, 1e-12);
     CU_ASSERT_PTR_NOT_NULL(room.tasks[1].hint); /* a default hint */
     free_room(&room);
