@@ -82,13 +82,15 @@ check-tasks: $(GRADE) pristine
 check-hostile: $(GRADE)
 	$(Q)bash grading/tests/check-hostile.sh
 
-## check-sim: the CUDA CPU simulator (grading/simcc): its own tests, then the grader's sim mode end to end
+## check-sim: the CUDA CPU simulator (grading/simcc): its own tests, the grader's sim mode end to end,
+##            and every CUDA solution failing without its __syncthreads()
 check-sim: $(GRADE) $(PRGEN)
 	$(Q)bash grading/tests/sim/run.sh
 	@mkdir -p build
 	$(Q)grading/simcc -O2 -o build/cunit_sim grading/tests/sim/cunit_sim.cu -lcunit
 	$(Q)build/cunit_sim
 	$(Q)bash grading/tests/check-sim-grade.sh
+	$(Q)bash grading/tests/check-barriers.sh
 
 ## check-gpu: on a machine with an NVIDIA GPU, the grader's native CUDA path and compute-sanitizer (SKIP elsewhere)
 check-gpu: $(GRADE) $(PRGEN)

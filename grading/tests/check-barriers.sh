@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# check-barriers.sh -- every CUDA solution that uses __syncthreads() must NOT pass
+# with its barriers removed (graded in the CUDA CPU simulator, whose shuffled thread
+# order and poisoned shared memory expose a missing barrier as a GPU would).
+# A solution that passes without its barriers has barriers its tests cannot see.
+set -u
+cd "$(dirname "$0")/../.."
+export NO_COLOR=1 GRADE_CUDA=sim
+out=build/no-barriers
+rm -rf "$out"
+checked=0 failures=0
+for sol in solutions/[0-9][0-9]_*/task*.cu; do
+    [ -e "$sol" ] || continue
+    grep -q '__syncthreads()' "$sol" || continue
+    task=${sol#solutions/}
+    id=${task%.cu}
+    mkdir -p "$out/$(dirname "$task")"
+    sed -e 's/__syncthreads();//g' "$sol" > "$out/$task"
+    checked=$((checked + 1))
+    line=$(grading/bin/grade --task "$id" --tasks-from "$out" --quiet --json "$out/report.json" \
+           --junit "$out/report.xml" 2>&1 | grep -E "^  ${id#*/} ")
+    status=$(awk '{print $2}' <<<"$line")
+    case "$status" in
+        PASS) echo "check-barriers: FAILED: $id passes with its __syncthreads() removed"; failures=$((failures + 1)) ;;
+        SKIP) echo "check-barriers: FAILED: $id was not graded (SKIP): nothing checked"; failures=$((failures + 1)) ;;
+        "") echo "check-barriers: FAILED: $id: no status from the grader"; failures=$((failures + 1)) ;;
+        *) echo "check-barriers: $id without its barriers: $status" ;;
+    esac
+done
+if [ $checked -eq 0 ]; then
+    echo "check-barriers: no CUDA solution uses __syncthreads() yet: nothing to check"
+    exit 0
+fi
+[ $failures -eq 0 ] && echo "check-barriers: all $checked CUDA solutions with barriers fail without them"
+exit $((failures > 0))
