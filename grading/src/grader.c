@@ -210,6 +210,13 @@ static char *with_config(const char *message, const char *config)
     return xasprintf("[%s] %s", config, message ? message : "");
 }
 
+/* Stamps the task's time and shows its line. */
+static void task_done(task_report *tr, double start, int index, int total)
+{
+    tr->seconds = now_seconds() - start;
+    term_task_done(index, total, tr);
+}
+
 void grade_task(const grade_context *ctx, const task_meta *task, int index, int total, task_report *tr)
 {
     memset(tr, 0, sizeof *tr);
@@ -228,8 +235,7 @@ void grade_task(const grade_context *ctx, const task_meta *task, int index, int 
     if (skip) {
         tr->status = ST_SKIP;
         tr->message = skip;
-        tr->seconds = now_seconds() - start;
-        term_task_done(index, total, tr);
+        task_done(tr, start, index, total);
         return;
     }
     char *ref_src = xasprintf("%s/solutions/%s/%s", ctx->root, task->room, task->source);
@@ -244,8 +250,7 @@ void grade_task(const grade_context *ctx, const task_meta *task, int index, int 
         tr->message = xasprintf("no GPU here, and the CUDA CPU simulator cannot run it (%s)", failure);
         free(failure);
         free(ref_src), free(task_src), free(ref_exe), free(task_exe);
-        tr->seconds = now_seconds() - start;
-        term_task_done(index, total, tr);
+        task_done(tr, start, index, total);
         return;
     }
     if (failure) {
@@ -263,8 +268,7 @@ void grade_task(const grade_context *ctx, const task_meta *task, int index, int 
     }
     if (tr->status == ST_SKIP) {
         free(ref_src), free(task_src), free(ref_exe), free(task_exe);
-        tr->seconds = now_seconds() - start;
-        term_task_done(index, total, tr);
+        task_done(tr, start, index, total);
         return;
     }
     if (tr->status == ST_BUILD_ERROR && runner_interrupted()) {
@@ -352,8 +356,7 @@ void grade_task(const grade_context *ctx, const task_meta *task, int index, int 
         }
     }
     free(ref_src), free(task_src), free(ref_exe), free(task_exe);
-    tr->seconds = now_seconds() - start;
-    term_task_done(index, total, tr);
+    task_done(tr, start, index, total);
 }
 
 void task_report_free(task_report *tr)
