@@ -36,10 +36,20 @@ text=$(grading/bin/grade --root "$root" --tasks-from "$out/deref" --quiet --json
 grep -q 'CRASH' <<<"$text" && grep -q 'dereferenced device pointer' <<<"$text" ||
     fail "a host dereference of a device pointer is not CRASH with the simulator's message: $text"
 
-# The same sources build unchanged with the real nvcc (a compile check: no GPU needed).
+# The same sources build unchanged with the real nvcc, warning-free (a compile check:
+# no GPU needed): the fixtures, and every CUDA solution of the rooms with its task.
 if command -v nvcc >/dev/null 2>&1; then
-    for f in "$root/solutions/99_smoke/task1.cu" "$out/task/99_smoke/task1.cu" grading/tests/sim/cunit_sim.cu; do
-        nvcc -arch=sm_75 -Wno-deprecated-gpu-targets -Igrading -c -o /dev/null "$f" 2>"$out/nvcc.err" ||
+    # every CUDA solution, and its task as generated (not the learner's copy), too
+    cuda_files=("$root/solutions/99_smoke/task1.cu" "$out/task/99_smoke/task1.cu" grading/tests/sim/cunit_sim.cu)
+    for sol in solutions/[0-9][0-9]_*/task*.cu; do
+        [ -e "$sol" ] || continue
+        generated=$out/pristine/${sol#solutions/}
+        mkdir -p "$(dirname "$generated")"
+        grading/bin/prgen "$sol" -o "$generated" || fail "prgen $sol"
+        cuda_files+=("$sol" "$generated")
+    done
+    for f in "${cuda_files[@]}"; do
+        nvcc -arch=sm_75 -Wno-deprecated-gpu-targets -Werror=all-warnings -Igrading -c -o /dev/null "$f" 2>"$out/nvcc.err" ||
             { fail "nvcc does not compile $f:"; head -5 "$out/nvcc.err"; }
     done
 else
