@@ -1,0 +1,159 @@
+/*
+ * Room 04, task 1: the first kernel.
+ *
+ * Solve n equations a*x + b = 0 (x = -b/a; a is never 0), once on the CPU and
+ * once on the GPU, one thread per equation:
+ *
+ *   TODO 1: the kernel body: which equation is this thread's, and a bounds
+ *           check (the last block usually has threads left over) -- or a
+ *           grid-stride loop, which also works with any grid size;
+ *   TODO 2: the launch configuration and the launch: how many blocks of tpb
+ *           threads cover n equations?
+ *
+ * Both sides divide in IEEE single precision, which rounds correctly on the
+ * CPU and the GPU alike, so every x must match exactly.
+ *
+ * Build and run by hand, from the room's folder:
+ *   on a GPU:  nvcc -O2 -arch=native -I../grading -o task1 task1.cu
+ *   anywhere:  ../grading/simcc -O2 -I../grading -o task1 task1.cu
+ *   ./task1 n=10000000 tpb=256
+ * Grade it from the top folder:  make grade TASK=04_cuda/task1
+ */
+#include "pr.h"
+
+#include <cuda_runtime.h>
+
+/* Every CUDA call returns an error code: check it, naming the call and the line. */
+#define CHECK(call)                                                                  \
+    do {                                                                             \
+        cudaError_t e_ = (call);                                                     \
+        if (e_ != cudaSuccess) {                                                     \
+            fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,     \
+                    cudaGetErrorString(e_));                                         \
+            exit(1);                                                                 \
+        }                                                                            \
+    } while (0)
+
+/* x[i] = -b[i] / a[i] for every i < n. */
+__global__ void solve_kernel(const float *a, const float *b, float *x, long n)
+{
+    //@ TODO 1: This thread's equation is i = blockIdx.x * blockDim.x + threadIdx.x
+    //@         (compute it as a long: (long)blockIdx.x * blockDim.x + threadIdx.x).
+    //@         Threads with i >= n must do nothing.  Otherwise x[i] = -b[i] / a[i].
+    //@ placeholder: (void)a; (void)b; (void)x; (void)n; /* TODO 1: the kernel body */
+    //@ solution {
+    long i = (long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        x[i] = -b[i] / a[i];
+    //@ }
+}
+
+static void solve_launch(const float *a, const float *b, float *x, long n, int tpb)
+{
+    //@ TODO 2: Launch solve_kernel with tpb threads per block and enough blocks
+    //@         to cover all n equations: blocks = (n + tpb - 1) / tpb (rounded up).
+    //@         Syntax: solve_kernel<<<blocks, tpb>>>(a, b, x, n);
+    //@ placeholder: (void)a; (void)b; (void)x; (void)n; (void)tpb; /* TODO 2: launch */
+    //@ solution {
+    unsigned blocks = (unsigned)((n + tpb - 1) / tpb);
+    solve_kernel<<<blocks, tpb>>>(a, b, x, n);
+    //@ }
+    CHECK(cudaGetLastError()); /* a bad launch configuration shows up here */
+}
+
+/* ---- no need to change below ---- */
+
+static void solve_cpu(const float *a, const float *b, float *x, long n)
+{
+    for (long i = 0; i < n; i++)
+        x[i] = -b[i] / a[i];
+}
+
+int main(int argc, char **argv)
+{
+    long n = (long)pr_arg_long(argc, argv, "n", 1L << 24, 1, 1L << 27);
+    int tpb = (int)pr_arg_long(argc, argv, "tpb", 256, 32, 1024);
+    long long seed = pr_arg_long(argc, argv, "seed", 1, 0, 1000000000);
+    pr_args_done(argc, argv);
+    printf("task1: solve %ld equations a*x + b = 0 with tpb=%d\n", n, tpb);
+
+    size_t bytes = (size_t)n * sizeof(float);
+    float *a = (float *)malloc(bytes), *b = (float *)malloc(bytes);
+    float *x_cpu = (float *)malloc(bytes), *x_gpu = (float *)calloc((size_t)n, sizeof(float));
+    if (!a || !b || !x_cpu || !x_gpu) {
+        fprintf(stderr, "task1: out of memory\n");
+        return 1;
+    }
+    pr_rng rng = pr_rng_seed((uint64_t)seed, 0);
+    for (long i = 0; i < n; i++) {
+        long long ai = pr_rng_range(&rng, 1, 100);
+        a[i] = (float)(pr_rng_range(&rng, 0, 1) ? ai : -ai); /* never 0 */
+        b[i] = (float)pr_rng_range(&rng, -1000, 1000);
+    }
+
+    double t0 = pr_now();
+    solve_cpu(a, b, x_cpu, n);
+    double t_cpu = pr_now() - t0;
+
+    float *da, *db, *dx;
+    CHECK(cudaMalloc(&da, bytes));
+    CHECK(cudaMalloc(&db, bytes));
+    CHECK(cudaMalloc(&dx, bytes));
+    CHECK(cudaMemset(dx, 0, bytes));
+
+    /* Warm-up: the first launch also pays for setting up the GPU. */
+    CHECK(cudaMemcpy(da, a, bytes, cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(db, b, bytes, cudaMemcpyHostToDevice));
+    solve_launch(da, db, dx, n, tpb);
+    CHECK(cudaDeviceSynchronize());
+
+    /* With transfers: copy in, solve, copy out; the last copy waits for the kernel. */
+    t0 = pr_now();
+    CHECK(cudaMemcpy(da, a, bytes, cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(db, b, bytes, cudaMemcpyHostToDevice));
+    solve_launch(da, db, dx, n, tpb);
+    CHECK(cudaMemcpy(x_gpu, dx, bytes, cudaMemcpyDeviceToHost));
+    double t_with = pr_now() - t0;
+
+    /* Kernel only, timed with events recorded on the GPU itself. */
+    cudaEvent_t start, stop;
+    CHECK(cudaEventCreate(&start));
+    CHECK(cudaEventCreate(&stop));
+    CHECK(cudaEventRecord(start));
+    solve_launch(da, db, dx, n, tpb);
+    CHECK(cudaEventRecord(stop));
+    CHECK(cudaEventSynchronize(stop));
+    float ms = 0;
+    CHECK(cudaEventElapsedTime(&ms, start, stop));
+    CHECK(cudaMemcpy(x_gpu, dx, bytes, cudaMemcpyDeviceToHost));
+
+    long wrong = 0;
+    double sum = 0;
+    for (long i = 0; i < n; i++) {
+        if (x_gpu[i] != x_cpu[i])
+            wrong++;
+        sum += x_gpu[i];
+    }
+    double expect = 0;
+    for (long i = 0; i < n; i++)
+        expect += x_cpu[i];
+    pr_check_int("x that differ from the CPU", wrong, 0);
+    pr_check_double("sum of x", sum, expect, 1e-12);
+    pr_result_int("wrong", wrong);
+    pr_result_double("sum_x", sum, 1e-12);
+
+    pr_print_time("CPU", t_cpu, 0, NULL);
+    pr_print_time("GPU kernel only", ms * 1e-3, t_cpu, "CPU");
+    pr_print_time("GPU with transfers", t_with, t_cpu, "CPU");
+#ifdef CUDA_SIM
+    printf("  (CUDA CPU simulator: these times say nothing about a GPU)\n");
+#endif
+
+    CHECK(cudaEventDestroy(start));
+    CHECK(cudaEventDestroy(stop));
+    CHECK(cudaFree(da));
+    CHECK(cudaFree(db));
+    CHECK(cudaFree(dx));
+    free(a), free(b), free(x_cpu), free(x_gpu);
+    return pr_finish();
+}

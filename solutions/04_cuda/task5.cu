@@ -1,0 +1,238 @@
+/*
+ * Room 04, task 5: one step of stochastic gradient descent on the GPU.
+ *
+ * A linear model predicts y from d features: pred_i = X_i . w + bias.  One
+ * step of gradient descent on the mean squared error
+ *     loss = (1/n) * sum_i r_i^2,        r_i = pred_i - y_i
+ * computes the gradient
+ *     dloss/dw_j = (2/n) * sum_i r_i * X_ij,     dloss/dbias = (2/n) * sum_i r_i
+ * and moves every parameter against it: w_j -= lr * dloss/dw_j.
+ *
+ * The forward kernel (one thread per sample computes r_i) is given.
+ *   TODO 1: the gradient kernel: one thread per sample adds its terms into
+ *           grad[0..d-1] (the w's), grad[d] (the bias) and grad[d+1] (the
+ *           sum of r_i^2, for the loss) with atomicAdd;
+ *   TODO 2: the update kernel: one thread per parameter.
+ *
+ * The gradient is accumulated in double (atomicAdd on doubles), but the
+ * residuals are floats and atomics add in whatever order the threads arrive,
+ * so the GPU's results differ from the CPU's in the last digits: they are
+ * compared with a relative tolerance of 1e-4.
+ *
+ * Build and run by hand, from the room's folder:
+ *   on a GPU:  nvcc -O2 -arch=native -I../grading -o task5 task5.cu
+ *   anywhere:  ../grading/simcc -O2 -I../grading -o task5 task5.cu
+ *   ./task5 n=4000000 d=16
+ * Grade it from the top folder:  make grade TASK=04_cuda/task5
+ */
+#include "pr.h"
+
+#include <cuda_runtime.h>
+
+#define CHECK(call)                                                                  \
+    do {                                                                             \
+        cudaError_t e_ = (call);                                                     \
+        if (e_ != cudaSuccess) {                                                     \
+            fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,     \
+                    cudaGetErrorString(e_));                                         \
+            exit(1);                                                                 \
+        }                                                                            \
+    } while (0)
+
+#define TPB 256
+
+/* r[i] = X_i . w + w[d] - y[i]   (w[d] is the bias); X is n x d, row-major. */
+__global__ void forward_kernel(const float *X, const float *y, const float *w, float *r,
+                               long n, int d)
+{
+    long i = (long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        float pred = w[d];
+        for (int j = 0; j < d; j++)
+            pred += X[i * d + j] * w[j];
+        r[i] = pred - y[i];
+    }
+}
+
+/* grad[j] += r_i * X_ij (j < d), grad[d] += r_i, grad[d+1] += r_i^2;
+ * grad[] was zeroed before the launch.  (The 2/n comes in the update.) */
+__global__ void gradient_kernel(const float *X, const float *r, double *grad, long n, int d)
+{
+    //@ TODO 1: i = blockIdx.x * blockDim.x + threadIdx.x (as a long); if i < n,
+    //@         atomicAdd(&grad[j], (double)(r[i] * X[i * d + j])) for every j < d,
+    //@         then atomicAdd(&grad[d], (double)r[i]) and
+    //@         atomicAdd(&grad[d + 1], (double)r[i] * r[i]).
+    //@ placeholder: (void)X; (void)r; (void)grad; (void)n; (void)d; /* TODO 1 */
+    //@ solution {
+    long i = (long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        float ri = r[i];
+        for (int j = 0; j < d; j++)
+            atomicAdd(&grad[j], (double)(ri * X[i * d + j]));
+        atomicAdd(&grad[d], (double)ri);
+        atomicAdd(&grad[d + 1], (double)ri * ri);
+    }
+    //@ }
+}
+
+/* w[j] -= lr * (2/n) * grad[j] for the d + 1 parameters (bias included). */
+__global__ void update_kernel(float *w, const double *grad, int d, float lr, long n)
+{
+    //@ TODO 2: j = blockIdx.x * blockDim.x + threadIdx.x; if j <= d (d weights
+    //@         and the bias), w[j] = (float)(w[j] - lr * (2.0 / n) * grad[j]).
+    //@ placeholder: (void)w; (void)grad; (void)d; (void)lr; (void)n; /* TODO 2 */
+    //@ solution {
+    int j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j <= d)
+        w[j] = (float)(w[j] - lr * (2.0 / (double)n) * grad[j]);
+    //@ }
+}
+
+/* ---- no need to change below ---- */
+
+/* The same step on the CPU, summing in double.  Returns the loss. */
+static double step_cpu(const float *X, const float *y, float *w, long n, int d, float lr)
+{
+    double grad[65] = { 0 }, loss = 0;
+    for (long i = 0; i < n; i++) {
+        double pred = w[d];
+        for (int j = 0; j < d; j++)
+            pred += (double)X[i * d + j] * w[j];
+        double ri = pred - y[i];
+        for (int j = 0; j < d; j++)
+            grad[j] += ri * X[i * d + j];
+        grad[d] += ri;
+        loss += ri * ri;
+    }
+    for (int j = 0; j <= d; j++)
+        w[j] = (float)(w[j] - lr * (2.0 / n) * grad[j]);
+    return loss / n;
+}
+
+static void step_gpu(const float *dX, const float *dy, float *dw, float *dr, double *dgrad,
+                     long n, int d, float lr)
+{
+    unsigned blocks = (unsigned)((n + TPB - 1) / TPB);
+    CHECK(cudaMemset(dgrad, 0, (d + 2) * sizeof(double)));
+    forward_kernel<<<blocks, TPB>>>(dX, dy, dw, dr, n, d);
+    CHECK(cudaGetLastError());
+    gradient_kernel<<<blocks, TPB>>>(dX, dr, dgrad, n, d);
+    CHECK(cudaGetLastError());
+    update_kernel<<<1, 128>>>(dw, dgrad, d, lr, n);
+    CHECK(cudaGetLastError());
+}
+
+int main(int argc, char **argv)
+{
+    long n = (long)pr_arg_long(argc, argv, "n", 1L << 22, 1, 1L << 25);
+    int d = (int)pr_arg_long(argc, argv, "d", 16, 1, 64);
+    long long seed = pr_arg_long(argc, argv, "seed", 1, 0, 1000000000);
+    pr_args_done(argc, argv);
+    const float lr = 0.1f;
+    printf("task5: one SGD step, %ld samples x %d features, lr=%g\n", n, d, lr);
+
+    size_t xbytes = (size_t)n * d * sizeof(float), wbytes = (size_t)(d + 1) * sizeof(float);
+    float *X = (float *)malloc(xbytes), *y = (float *)malloc((size_t)n * sizeof(float));
+    float w0[65], w_cpu[65], w_gpu[65];
+    double grad[66];
+    if (!X || !y) {
+        fprintf(stderr, "task5: out of memory\n");
+        return 1;
+    }
+    /* Data from a known model plus noise; the starting w is off from it. */
+    pr_rng rng = pr_rng_seed((uint64_t)seed, 0);
+    float truth[65];
+    for (int j = 0; j <= d; j++) {
+        truth[j] = (float)pr_rng_double(&rng, -2, 2);
+        w0[j] = (float)pr_rng_double(&rng, -1, 1);
+    }
+    for (long i = 0; i < n; i++) {
+        double t = truth[d];
+        for (int j = 0; j < d; j++) {
+            X[i * d + j] = (float)pr_rng_double(&rng, -1, 1);
+            t += (double)truth[j] * X[i * d + j];
+        }
+        y[i] = (float)(t + pr_rng_double(&rng, -0.1, 0.1));
+    }
+
+    memcpy(w_cpu, w0, wbytes);
+    double t0 = pr_now();
+    double loss_cpu = step_cpu(X, y, w_cpu, n, d, lr);
+    double t_cpu = pr_now() - t0;
+
+    float *dX, *dy, *dw, *dr;
+    double *dgrad;
+    CHECK(cudaMalloc(&dX, xbytes));
+    CHECK(cudaMalloc(&dy, (size_t)n * sizeof(float)));
+    CHECK(cudaMalloc(&dw, wbytes));
+    CHECK(cudaMalloc(&dr, (size_t)n * sizeof(float)));
+    CHECK(cudaMalloc(&dgrad, (d + 2) * sizeof(double)));
+
+    /* Warm-up step (its w is thrown away), then one timed with copies... */
+    CHECK(cudaMemcpy(dX, X, xbytes, cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(dy, y, (size_t)n * sizeof(float), cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(dw, w0, wbytes, cudaMemcpyHostToDevice));
+    step_gpu(dX, dy, dw, dr, dgrad, n, d, lr);
+    CHECK(cudaDeviceSynchronize());
+    t0 = pr_now();
+    CHECK(cudaMemcpy(dX, X, xbytes, cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(dy, y, (size_t)n * sizeof(float), cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(dw, w0, wbytes, cudaMemcpyHostToDevice));
+    step_gpu(dX, dy, dw, dr, dgrad, n, d, lr);
+    CHECK(cudaMemcpy(w_gpu, dw, wbytes, cudaMemcpyDeviceToHost));
+    double t_with = pr_now() - t0;
+
+    /* ...and one with the data already on the GPU, timed with events. */
+    cudaEvent_t start, stop;
+    CHECK(cudaEventCreate(&start));
+    CHECK(cudaEventCreate(&stop));
+    CHECK(cudaMemcpy(dw, w0, wbytes, cudaMemcpyHostToDevice));
+    CHECK(cudaEventRecord(start));
+    step_gpu(dX, dy, dw, dr, dgrad, n, d, lr);
+    CHECK(cudaEventRecord(stop));
+    CHECK(cudaEventSynchronize(stop));
+    float ms = 0;
+    CHECK(cudaEventElapsedTime(&ms, start, stop));
+    CHECK(cudaMemcpy(w_gpu, dw, wbytes, cudaMemcpyDeviceToHost));
+    CHECK(cudaMemcpy(grad, dgrad, (d + 2) * sizeof(double), cudaMemcpyDeviceToHost));
+    double loss_gpu = grad[d + 1] / (double)n;
+
+    const double tol = 1e-4;
+    pr_check_double("loss", loss_gpu, loss_cpu, tol);
+    pr_result_double("loss", loss_gpu, tol);
+    int wrong = 0;
+    double wsum = 0, wsum_cpu = 0;
+    for (int j = 0; j <= d; j++) {
+        wrong += !pr_close_enough(w_gpu[j], w_cpu[j], tol);
+        wsum += w_gpu[j] * (j + 1.0);
+        wsum_cpu += w_cpu[j] * (j + 1.0);
+    }
+    pr_check_int("parameters off", wrong, 0);
+    pr_check_double("bias after the step", w_gpu[d], w_cpu[d], tol);
+    pr_check_double("weighted sum of w", wsum, wsum_cpu, tol);
+    pr_result_double("bias", w_gpu[d], tol);
+    pr_result_double("w_weighted_sum", wsum, tol);
+    printf("  parameters moved by %.6f (sum of |change|)\n", [&] {
+        double s = 0;
+        for (int j = 0; j <= d; j++)
+            s += fabs((double)w_gpu[j] - w0[j]);
+        return s;
+    }());
+
+    pr_print_time("CPU step", t_cpu, 0, NULL);
+    pr_print_time("GPU step, data on GPU", ms * 1e-3, t_cpu, "CPU");
+    pr_print_time("GPU step with copies", t_with, t_cpu, "CPU");
+#ifdef CUDA_SIM
+    printf("  (CUDA CPU simulator: these times say nothing about a GPU)\n");
+#endif
+
+    CHECK(cudaEventDestroy(start));
+    CHECK(cudaEventDestroy(stop));
+    CHECK(cudaFree(dX));
+    CHECK(cudaFree(dy));
+    CHECK(cudaFree(dw));
+    CHECK(cudaFree(dr));
+    CHECK(cudaFree(dgrad));
+    free(X), free(y);
+    return pr_finish();
+}
