@@ -105,6 +105,17 @@ int launcher_reported_signal(const char *err)
     return 0;
 }
 
+/* The CUDA simulator's own explanation ("cuda-sim: error: ..."), one line, or NULL. */
+static char *simulator_error(const run_result *run)
+{
+    const char *at = run->err ? strstr(run->err, "cuda-sim: error:") : NULL;
+    if (!at)
+        return NULL;
+    char *line = first_lines(at, 1, 300);
+    line[strcspn(line, "\n")] = '\0';
+    return line;
+}
+
 grade_status judge_run(const run_result *task_run, double timeout, const result_set *expected, int via_launcher,
                        char **message)
 {
@@ -124,13 +135,11 @@ grade_status judge_run(const run_result *task_run, double timeout, const result_
         return ST_TIMEOUT;
     case RUN_SIGNALED: {
         char *how = run_describe(task_run, timeout);
-        const char *sim_error = task_run->err ? strstr(task_run->err, "cuda-sim: error:") : NULL;
+        char *sim_error = simulator_error(task_run);
         if (sim_error) {
             /* The CUDA simulator says why it stopped the program: say it too. */
-            char *line = first_lines(sim_error, 1, 300);
-            line[strcspn(line, "\n")] = '\0';
-            *message = xasprintf("%s: %s", how, line);
-            free(line);
+            *message = xasprintf("%s: %s", how, sim_error);
+            free(sim_error);
             free(how);
         } else {
             *message = how;
@@ -164,12 +173,10 @@ grade_status judge_run(const run_result *task_run, double timeout, const result_
         sb_printf(&why, "%sexited with status %d (its own check failed)", why.len ? "\n" : "",
                   task_run->exit_code);
     }
-    const char *sim_error = task_run->err ? strstr(task_run->err, "cuda-sim: error:") : NULL;
+    char *sim_error = simulator_error(task_run);
     if (sim_error) {
-        char *line = first_lines(sim_error, 1, 300);
-        line[strcspn(line, "\n")] = '\0';
-        sb_printf(&why, "%s%s", why.len ? "\n" : "", line);
-        free(line);
+        sb_printf(&why, "%s%s", why.len ? "\n" : "", sim_error);
+        free(sim_error);
     }
     if (task_run->leftovers > 0)
         sb_printf(&why, "%sleft %d process%s running after it ended (killed by the grader)", why.len ? "\n" : "",
