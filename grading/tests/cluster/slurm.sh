@@ -81,9 +81,18 @@ submit() {
     local name=$1 want=$2; shift 2
     local patterns=()
     while [ "$1" != "--" ]; do patterns+=("$1"); shift; done; shift
-    local out=$dir/out/$name.out start=$SECONDS
-    sbatch --wait --quiet --output="$out" --time=00:10:00 "$@" >/dev/null 2>"$dir/out/$name.err"
-    local rc=$?
+    local out=$dir/out/$name.out start=$SECONDS job rc attempt
+    for attempt in 1 2; do
+        job=$(sbatch --parsable --wait --output="$out" --time=00:10:00 "$@" 2>"$dir/out/$name.err")
+        rc=$?
+        # A job whose output is empty never ran our command: Slurm itself failed to
+        # start it (seen once in CI, not reproduced since).  Say so, and try once more.
+        [ -s "$out" ] && break
+        echo "test-cluster: job $name ($job) produced no output (sbatch exit $rc); Slurm says:"
+        scontrol show job "${job%%;*}" 2>/dev/null | grep -oE '(JobState|Reason|ExitCode)=[^ ]*' | tr '\n' ' '
+        echo; tail -5 "$dir/slurmctld.log" "$dir/slurmd.log" 2>/dev/null
+        [ $attempt = 1 ] && echo "test-cluster: submitting $name again"
+    done
     local ok=1
     if [ "$want" = 0 ] && [ $rc -ne 0 ]; then ok=0; fi
     if [ "$want" = nonzero ] && [ $rc -eq 0 ]; then ok=0; fi
@@ -91,7 +100,10 @@ submit() {
     if [ $ok = 1 ]; then
         echo "test-cluster: job $name ran ($((SECONDS - start)) s, exit $rc): $(grep -E '^[0-9]+ tasks? in' "$out" | tail -n1)"
     else
-        echo "test-cluster: FAILED: job $name (sbatch exit $rc):"; tail -15 "$out" "$dir/out/$name.err" 2>/dev/null
+        echo "test-cluster: FAILED: job $name (sbatch exit $rc):"
+        for f in "$out" "$dir/out/$name.err" "$dir/slurmctld.log" "$dir/slurmd.log"; do
+            echo "--- $f"; tail -15 "$f" 2>/dev/null
+        done
         failures=$((failures + 1))
     fi
 }
