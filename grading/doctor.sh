@@ -51,7 +51,22 @@ if command -v "$MPICC" >/dev/null 2>&1 && command -v "$MPIEXEC" >/dev/null 2>&1;
     else flavour="unknown flavour"; fi
     row "MPI" "$flavour ($MPICC, $MPIEXEC)"
     row "MPICC compiles with" "$("$MPICC" -show 2>/dev/null | cut -c1-80 || "$MPICC" --showme 2>/dev/null | cut -c1-80)"
-    row "CUDA-aware MPI" "checked by room 05 (MPIX_GPU_query_support); Debian's MPICH is not"
+    # The same question room 05 asks (pr.h's pr_mpi_cuda_aware), of one real rank.
+    tmp=$(mktemp -d)
+    printf '%s\n' '#define PR_MPI' '#include "pr.h"' \
+        'int main(int argc, char **argv) { MPI_Init(&argc, &argv); const char *why;' \
+        '  int aware = pr_mpi_cuda_aware(&why); printf("%s (%s)\n", aware ? "yes" : "no", why);' \
+        '  MPI_Finalize(); return 0; }' > "$tmp/aware.c"
+    if "$MPICC" -I"$(dirname "$0")" -o "$tmp/aware" "$tmp/aware.c" >/dev/null 2>&1 &&
+        aware=$(OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 20 "$MPIEXEC" -n 1 "$tmp/aware" 2>/dev/null) &&
+        [ -n "$aware" ]; then
+        row "CUDA-aware MPI" "$aware"
+    else
+        row "CUDA-aware MPI" "could not ask (a 1-rank test program did not build or run)"
+    fi
+    rm -rf "$tmp"
+    if command -v "${MPICXX:-mpicxx}" >/dev/null 2>&1; then row "MPICXX" "${MPICXX:-mpicxx} (nvcc's host compiler for rooms 05, 06)"
+    else row "MPICXX" "MISSING: ${MPICXX:-mpicxx} not found (rooms 05, 06 build CUDA + MPI with it)"; fi
 else
     row "MPI" "MISSING: $MPICC / $MPIEXEC not found (make deps installs MPICH)"; problems=1
 fi

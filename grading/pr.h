@@ -29,6 +29,8 @@
  * every rank with MPI_Finalize and exit status 2; and pr_finish() is collective:
  * it adds up every rank's wrong results, so all ranks return the same verdict.
  * Call it on every rank, then MPI_Finalize().
+ * pr_mpi_cuda_aware() says whether the MPI library takes GPU (device) pointers
+ * (room 05), and why it thinks so.
  *
  * Everything is static so the header needs no separate library.
  */
@@ -50,7 +52,15 @@
 #include <string.h>
 #include <time.h>
 #ifdef PR_MPI
+/* C only: no MPI C++ bindings, also when nvcc compiles a .cu file as C++. */
+#define MPICH_SKIP_MPICXX 1
+#define OMPI_SKIP_MPICXX 1
 #include <mpi.h>
+#if defined(OPEN_MPI) && defined(__has_include)
+#if __has_include(<mpi-ext.h>)
+#include <mpi-ext.h> /* Open MPI's MPIX_Query_cuda_support */
+#endif
+#endif
 #endif
 
 #if defined(__GNUC__)
@@ -98,6 +108,45 @@ static PR_UNUSED void pr_exit(int status)
 #endif
     exit(status);
 }
+
+#ifdef PR_MPI
+/* 1 when this MPI library can be handed device (GPU) pointers: it is CUDA-aware.
+ * *why (when not NULL) says how that was decided.  Asked of the library at run
+ * time, since the same mpi.h can come with a CUDA-aware build or not:
+ * MPICH 4 answers MPIX_GPU_query_support, Open MPI MPIX_Query_cuda_support.
+ * PR_CUDA_AWARE=1 or 0 in the environment overrides the answer (for an MPI
+ * whose query says no although it is CUDA-aware, or the reverse). */
+static PR_UNUSED int pr_mpi_cuda_aware(const char **why)
+{
+    const char *dummy;
+    if (!why)
+        why = &dummy;
+    const char *force = getenv("PR_CUDA_AWARE");
+    if (force && (strcmp(force, "1") == 0 || strcmp(force, "0") == 0)) {
+        *why = force[0] == '1' ? "PR_CUDA_AWARE=1 says so (not asked of MPI)"
+                               : "PR_CUDA_AWARE=0 says so (not asked of MPI)";
+        return force[0] == '1';
+    }
+#if defined(CUDA_SIM)
+    /* The simulator's device memory is not readable outside kernels and copies,
+     * as on a GPU: no MPI library can read it. */
+    *why = "the CUDA CPU simulator's device memory is not host-accessible, whatever MPI says";
+    return 0;
+#elif defined(MPICH_NUMVERSION) && MPICH_NUMVERSION >= 40000000 && defined(MPIX_GPU_SUPPORT_CUDA)
+    int supported = 0;
+    MPIX_GPU_query_support(MPIX_GPU_SUPPORT_CUDA, &supported);
+    *why = supported ? "MPIX_GPU_query_support(CUDA) says yes" : "MPIX_GPU_query_support(CUDA) says no";
+    return supported != 0;
+#elif defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+    int supported = MPIX_Query_cuda_support();
+    *why = supported ? "MPIX_Query_cuda_support() says yes" : "MPIX_Query_cuda_support() says no";
+    return supported != 0;
+#else
+    *why = "this MPI offers no query for CUDA support (set PR_CUDA_AWARE=1 if it is CUDA-aware)";
+    return 0;
+#endif
+}
+#endif
 
 /* ------------------------------------------------------------------------- */
 /* Arguments: name=value                                                      */

@@ -238,7 +238,7 @@ void grade_task(const grade_context *ctx, const task_meta *task, int index, int 
     for (int c = 0; c < tr->nruns; c++)
         tr->runs[c].config = xstrdup(task->configs[c].label);
 
-    char *skip = toolchain_skip_reason(ctx->tc, task);
+    char *skip = toolchain_skip_reason(ctx->tc, task, &tr->skip_needs_gpu);
     if (skip) {
         tr->status = ST_SKIP;
         tr->message = skip;
@@ -254,6 +254,7 @@ void grade_task(const grade_context *ctx, const task_meta *task, int index, int 
     if (failure && not_simulated) {
         /* The reference needs what the simulator lacks (cuBLAS, NCCL, ...): nothing can run here. */
         tr->status = ST_SKIP;
+        tr->skip_needs_gpu = 1;
         tr->message = xasprintf("no GPU here, and the CUDA CPU simulator cannot run it (%s)", failure);
         free(failure);
         free(ref_src), free(task_src), free(ref_exe), free(task_exe);

@@ -25,7 +25,8 @@ static void usage(FILE *f)
           "  --task NN_room/taskK grade one task\n"
           "  --tasks-from DIR     take the task files from DIR/NN_room/ (default: the workbook)\n"
           "  --expect pass|fail   check mode for maintainers: exit 0 only if every graded task\n"
-          "                       (and, for fail, every run) ended with that status (or SKIP)\n"
+          "                       (and, for fail, every run) ended with that status, or SKIP\n"
+          "                       because there is no GPU; any other SKIP is a failed check\n"
           "  --werror             compile with warnings as errors\n"
           "  --json FILE          JSON report (default build/grade-report.json)\n"
           "  --junit FILE         JUnit XML report (default build/grade-report.xml)\n"
@@ -34,7 +35,7 @@ static void usage(FILE *f)
           "  --hint TASK          print a task's hint, and exit\n"
           "  --quiet              no progress lines\n"
           "environment: GRADE_TIMEOUT_SCALE (multiplies every timeout), GRADE_OUTPUT_LIMIT (bytes kept\n"
-          "  per run), CC, MPICC, MPIEXEC, MPIEXEC_FLAGS, NVCC, CUDA_ARCH, GRADE_CFLAGS, NO_COLOR\n",
+          "  per run), CC, MPICC, MPICXX, MPIEXEC, MPIEXEC_FLAGS, NVCC, CUDA_ARCH, GRADE_CFLAGS, NO_COLOR\n",
           f);
 }
 
@@ -228,9 +229,19 @@ int main(int argc, char **argv)
     if (report_write_junit(&rep, junit_path) != 0)
         fprintf(stderr, "grade: could not write %s\n", junit_path);
 
-    int exit_code = 0;
+    int exit_code = 0, gpu_skips = 0;
     for (int i = 0; i < rep.ntasks; i++) {
         const task_report *tr = &rep.tasks[i];
+        if (expect && tr->status == ST_SKIP) {
+            /* A check that did not run is not a pass: only a missing GPU excuses it. */
+            if (tr->skip_needs_gpu) {
+                gpu_skips++;
+            } else {
+                printf("check: %s was not checked (SKIP: %s)\n", tr->meta->id, tr->message ? tr->message : "?");
+                exit_code = 1;
+            }
+            continue;
+        }
         if (!expect) {
             if (tr->status != ST_PASS && tr->status != ST_SKIP)
                 exit_code = 1;
@@ -257,7 +268,8 @@ int main(int argc, char **argv)
         exit_code = 130;
     }
     if (expect && exit_code == 0)
-        printf("check: every task %s as expected\n", strcmp(expect, "pass") == 0 ? "passes" : "fails");
+        printf("check: every task %s as expected%s\n", strcmp(expect, "pass") == 0 ? "passes" : "fails",
+               gpu_skips ? " (apart from those SKIPPED for want of a GPU)" : "");
     for (int i = 0; i < rep.ntasks; i++)
         task_report_free(&rep.tasks[i]);
     free(rep.tasks);

@@ -26,6 +26,7 @@ typedef struct {
     const char *mode;    /* "native" or "sim" */
     double seconds;      /* wall time spent on the task, builds included */
     char *message;       /* why it did not pass (or the skip reason), or NULL */
+    int skip_needs_gpu;  /* SKIP only because this machine lacks a GPU (or what the simulator lacks) */
     char *log_path;      /* full output of the first failing run, or NULL */
     run_report *runs;
     int nruns;

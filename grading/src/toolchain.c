@@ -16,12 +16,14 @@ static char *env_or(const char *name, const char *fallback)
     return xstrdup(v && *v ? v : fallback);
 }
 
-int program_exists(const char *name)
+/* The path of program `name` (looked up in PATH unless it has a slash) in buf;
+ * 1 when it is an executable file. */
+static int find_program(const char *name, char *buf, size_t size)
 {
     if (!name || !*name)
         return 0;
     if (strchr(name, '/'))
-        return access(name, X_OK) == 0;
+        return access(name, X_OK) == 0 && snprintf(buf, size, "%s", name) < (int)size;
     const char *path = getenv("PATH");
     if (!path)
         return 0;
@@ -29,11 +31,17 @@ int program_exists(const char *name)
     int found = 0;
     for (char *dir = strtok(copy, ":"); dir && !found; dir = strtok(NULL, ":")) {
         char *candidate = xasprintf("%s/%s", *dir ? dir : ".", name);
-        found = access(candidate, X_OK) == 0;
+        found = access(candidate, X_OK) == 0 && snprintf(buf, size, "%s", candidate) < (int)size;
         free(candidate);
     }
     free(copy);
     return found;
+}
+
+int program_exists(const char *name)
+{
+    char path[4096];
+    return find_program(name, path, sizeof path);
 }
 
 /* Runs a short query command and returns its stdout (a new string) or NULL. */
@@ -99,11 +107,24 @@ static void detect_gpu(toolchain *tc)
     free(text);
 }
 
+/* MPICXX, or the C++ wrapper beside MPICC (".../mpicc" -> ".../mpicxx"). */
+static char *default_mpicxx(const char *mpicc)
+{
+    const char *v = getenv("MPICXX");
+    if (v && *v)
+        return xstrdup(v);
+    size_t n = strlen(mpicc);
+    if (n >= 5 && strcmp(mpicc + n - 5, "mpicc") == 0) /* keep the folder: /opt/x/bin/mpicc */
+        return xasprintf("%.*scxx", (int)n - 2, mpicc);
+    return xstrdup("mpicxx");
+}
+
 void toolchain_detect(toolchain *tc, const char *root)
 {
     memset(tc, 0, sizeof *tc);
     tc->cc = env_or("CC", "cc");
     tc->mpicc = env_or("MPICC", "mpicc");
+    tc->mpicxx = default_mpicxx(tc->mpicc);
     const char *mpiexec = getenv("MPIEXEC");
     const char *job = getenv("SLURM_JOB_ID");
     tc->use_srun = !(mpiexec && *mpiexec) && job && *job && program_exists("srun");
@@ -148,7 +169,7 @@ void toolchain_detect(toolchain *tc, const char *root)
 
 void toolchain_free(toolchain *tc)
 {
-    free(tc->cc), free(tc->mpicc), free(tc->mpiexec), free(tc->nvcc), free(tc->cuda_arch);
+    free(tc->cc), free(tc->mpicc), free(tc->mpicxx), free(tc->mpiexec), free(tc->nvcc), free(tc->cuda_arch);
     free(tc->include_dir), free(tc->mpi_version), free(tc->gpu_name), free(tc->simcc);
     sl_free(&tc->cflags);
     sl_free(&tc->mpiexec_flags);
@@ -174,31 +195,67 @@ int task_uses_launcher(const task_meta *task)
     return kind_uses_mpi(task);
 }
 
-char *toolchain_skip_reason(const toolchain *tc, const task_meta *task)
+char *toolchain_skip_reason(const toolchain *tc, const task_meta *task, int *needs_gpu)
 {
+    *needs_gpu = 0;
     if (kind_uses_mpi(task) && !tc->have_mpi)
         return xasprintf("no MPI here (%s / %s not found): `make deps` installs MPICH", tc->mpicc,
                          tc->mpiexec);
+    if ((kind_is(task, "cuda_mpi") || kind_is(task, "nccl")) && !program_exists(tc->mpicxx))
+        return xasprintf("no MPI C++ compiler wrapper (%s not found; set MPICXX): CUDA code with MPI is "
+                         "built with it as nvcc's host compiler", tc->mpicxx);
     if (!kind_uses_cuda(task) || strcmp(toolchain_mode(tc, task), "sim") == 0)
         return NULL;
     if (tc->have_gpu && tc->have_nvcc)
         return NULL;
     const char *missing = tc->have_gpu ? "nvcc not found" : "no GPU found";
+    *needs_gpu = 1;
     if (kind_is(task, "nccl"))
         return xasprintf("needs an NVIDIA GPU and nvcc (%s): the CPU simulator does not do NCCL", missing);
-    if (kind_is(task, "cuda_mpi"))
-        return xasprintf("needs an NVIDIA GPU and nvcc (%s): the CPU simulator does not do CUDA with MPI",
-                         missing);
     return xasprintf("needs an NVIDIA GPU and nvcc (%s), or the CPU simulator (grading/simcc, not found)",
                      missing);
 }
 
 const char *toolchain_mode(const toolchain *tc, const task_meta *task)
 {
-    /* Only plain CUDA tasks can be simulated. */
-    if (kind_is(task, "cuda") && tc->simcc && (tc->force_sim || !(tc->have_gpu && tc->have_nvcc)))
+    /* Plain CUDA and CUDA + MPI can be simulated; NCCL cannot. */
+    int simulable = kind_is(task, "cuda") || kind_is(task, "cuda_mpi");
+    if (simulable && tc->simcc && (tc->force_sim || !(tc->have_gpu && tc->have_nvcc)))
         return "sim";
     return "native";
+}
+
+/* Is the library of a -lNAME word installed?  An optional library (NCCL, say)
+ * is left out of the link where it is missing: the task finds its header
+ * missing too (__has_include) and says SKIP for that part.  Looked for where the
+ * C compiler looks (gcc -print-file-name) and in the CUDA toolkit beside nvcc.
+ * Anything other than -lNAME is always kept. */
+static int library_found(const toolchain *tc, const char *word)
+{
+    if (strncmp(word, "-l", 2) != 0 || !word[2])
+        return 1;
+    char *file = xasprintf("lib%s.so", word + 2);
+    char *flag = xasprintf("-print-file-name=%s", file);
+    char *argv[] = { tc->cc, flag, NULL };
+    char *where = query(argv);
+    int found = where && where[0] == '/';
+    free(where);
+    free(flag);
+    char nvcc_path[4096];
+    if (!found && find_program(tc->nvcc, nvcc_path, sizeof nvcc_path)) {
+        static const char *const dirs[] = { "../lib64", "../lib", "../targets/x86_64-linux/lib",
+                                            "../targets/sbsa-linux/lib" };
+        char *slash = strrchr(nvcc_path, '/');
+        if (slash)
+            *slash = '\0';
+        for (size_t d = 0; d < sizeof dirs / sizeof dirs[0] && !found; d++) {
+            char *candidate = xasprintf("%s/%s/%s", nvcc_path, dirs[d], file);
+            found = file_exists(candidate);
+            free(candidate);
+        }
+    }
+    free(file);
+    return found;
 }
 
 void build_command(const toolchain *tc, const task_meta *task, const char *source, const char *exe,
@@ -220,6 +277,11 @@ void build_command(const toolchain *tc, const task_meta *task, const char *sourc
         if (tc->werror)
             sl_push(argv, "-Werror");
     }
+    if (kind_is(task, "cuda_mpi") || kind_is(task, "nccl")) {
+        /* MPI's wrapper as the host compiler: it knows mpi.h and the MPI libraries. */
+        sl_push(argv, "-ccbin");
+        sl_push(argv, tc->mpicxx);
+    }
     sl_push_owned(argv, xasprintf("-I%s", tc->include_dir));
     sl_push(argv, "-o");
     sl_push(argv, exe);
@@ -233,8 +295,14 @@ void build_command(const toolchain *tc, const task_meta *task, const char *sourc
     if (kind_is(task, "nccl"))
         sl_push(argv, "-lnccl");
     /* Native builds only: the simulator has no cuBLAS and the like (CUDA_SIM guards them). */
-    if (task->libs && strcmp(toolchain_mode(tc, task), "sim") != 0)
-        sl_split_words(argv, task->libs);
+    if (task->libs && strcmp(toolchain_mode(tc, task), "sim") != 0) {
+        strlist libs = { 0 };
+        sl_split_words(&libs, task->libs);
+        for (int i = 0; i < libs.count; i++)
+            if (library_found(tc, libs.items[i]))
+                sl_push(argv, libs.items[i]);
+        sl_free(&libs);
+    }
     sl_push(argv, "-lm");
 }
 

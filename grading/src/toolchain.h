@@ -1,7 +1,7 @@
 /* toolchain.h -- compilers, MPI launcher and GPU: what this machine has, and
  * the commands that build and launch a task of each kind.
  *
- * Environment overrides: CC, MPICC, MPIEXEC, MPIEXEC_FLAGS, NVCC, CUDA_ARCH,
+ * Environment overrides: CC, MPICC, MPICXX, MPIEXEC, MPIEXEC_FLAGS, NVCC, CUDA_ARCH,
  * GRADE_CFLAGS (replaces the default C flags), GRADE_CUDA=sim (simulate CUDA
  * tasks even on a GPU machine).  Inside a SLURM allocation
  * (SLURM_JOB_ID set, srun on PATH) and with MPIEXEC unset, MPI tasks are
@@ -14,6 +14,7 @@
 
 typedef struct {
     char *cc, *mpicc, *mpiexec, *nvcc, *cuda_arch;
+    char *mpicxx;            /* MPI's C++ wrapper: nvcc's (or simcc's) -ccbin for CUDA + MPI tasks */
     strlist cflags;          /* for C tasks */
     strlist mpiexec_flags;   /* from MPIEXEC_FLAGS */
     int werror;              /* add -Werror (the maintainers' checks) */
@@ -33,10 +34,11 @@ typedef struct {
 void toolchain_detect(toolchain *tc, const char *root);
 void toolchain_free(toolchain *tc);
 
-/* Why a task of this kind cannot run here (a new string), or NULL when it can. */
-char *toolchain_skip_reason(const toolchain *tc, const task_meta *task);
-/* How a task runs: "native", or "sim" for a CUDA task built with grading/simcc
- * and run on the CPU (no usable GPU, or GRADE_CUDA=sim). */
+/* Why a task of this kind cannot run here (a new string), or NULL when it can.
+ * *needs_gpu is set to 1 when the only thing missing is a GPU (or nvcc). */
+char *toolchain_skip_reason(const toolchain *tc, const task_meta *task, int *needs_gpu);
+/* How a task runs: "native", or "sim" for a CUDA task (kind cuda or cuda_mpi)
+ * built with grading/simcc and run on the CPU (no usable GPU, or GRADE_CUDA=sim). */
 const char *toolchain_mode(const toolchain *tc, const task_meta *task);
 
 /* The command that compiles `source` into `exe`. */

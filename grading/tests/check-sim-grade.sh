@@ -36,6 +36,22 @@ text=$(grading/bin/grade --root "$root" --tasks-from "$out/deref" --quiet --json
 grep -q 'CRASH' <<<"$text" && grep -q 'dereferenced device pointer' <<<"$text" ||
     fail "a host dereference of a device pointer is not CRASH with the simulator's message: $text"
 
+# CUDA + MPI: a device pointer handed to an MPI that is not CUDA-aware kills the rank
+# in the simulator as on a GPU (room 05, task 1, told the MPI is CUDA-aware when it is not).
+aware_src=solutions/05_cuda_mpi/task1.cu
+if [ -e "$aware_src" ] && command -v mpiexec >/dev/null 2>&1; then
+    if grading/simcc -ccbin "${MPICXX:-mpicxx}" -Igrading -o "$out/aware" "$aware_src" 2>"$out/aware.err"; then
+        PR_CUDA_AWARE=1 timeout 60 mpiexec -n 2 "$out/aware" n=1001 >"$out/aware.out" 2>&1
+        rc=$?
+        [ $rc -ne 0 ] && grep -q 'dereferenced device pointer' "$out/aware.out" ||
+            fail "a device pointer passed to MPI (PR_CUDA_AWARE=1, simulated) did not crash with the simulator's message (exit $rc)"
+        PR_CUDA_AWARE=0 timeout 60 mpiexec -n 2 "$out/aware" n=1001 >"$out/aware.out" 2>&1 ||
+            fail "room 05 task 1 (simulated, staged) does not pass with 2 ranks"
+    else
+        fail "simcc -ccbin mpicxx does not build $aware_src: $(head -3 "$out/aware.err")"
+    fi
+fi
+
 # The same sources build unchanged with the real nvcc, warning-free (a compile check:
 # no GPU needed): the fixtures, and every CUDA solution of the rooms with its task.
 if command -v nvcc >/dev/null 2>&1; then
@@ -49,12 +65,14 @@ if command -v nvcc >/dev/null 2>&1; then
         cuda_files+=("$sol" "$generated")
     done
     for f in "${cuda_files[@]}"; do
-        nvcc -arch=sm_75 -Wno-deprecated-gpu-targets -Werror=all-warnings -Igrading -c -o /dev/null "$f" 2>"$out/nvcc.err" ||
+        host=() # CUDA + MPI (rooms 05, 06): MPI's C++ wrapper is nvcc's host compiler
+        grep -q '^#define PR_MPI' "$f" && host=(-ccbin "${MPICXX:-mpicxx}")
+        nvcc "${host[@]}" -arch=sm_75 -Wno-deprecated-gpu-targets -Werror=all-warnings -Igrading -c -o /dev/null "$f" 2>"$out/nvcc.err" ||
             { fail "nvcc does not compile $f:"; head -5 "$out/nvcc.err"; }
     done
 else
     echo "check-sim-grade: nvcc not found: the nvcc compile check of the fixtures was not done"
 fi
 
-[ $failures -eq 0 ] && echo "check-sim-grade: sim mode: PASS (simulated), untouched task FAIL, cuBLAS SKIP with the reason, host dereference CRASH"
+[ $failures -eq 0 ] && echo "check-sim-grade: sim mode: PASS (simulated), untouched task FAIL, cuBLAS SKIP with the reason, host dereference CRASH, device pointer to MPI CRASH"
 exit $((failures > 0))

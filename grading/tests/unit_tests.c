@@ -11,6 +11,7 @@
 #include "meta.h"
 #include "results.h"
 #include "runner.h"
+#include "toolchain.h"
 #include "util.h"
 
 #include <CUnit/Basic.h>
@@ -506,6 +507,82 @@ static void test_launcher_signal(void)
     CU_ASSERT_EQUAL(launcher_reported_signal(NULL), 0);
 }
 
+/* A toolchain as detection would leave it, without asking the machine. */
+static void fake_toolchain(toolchain *tc, int have_gpu)
+{
+    memset(tc, 0, sizeof *tc);
+    tc->cc = xstrdup("cc");
+    tc->mpicc = xstrdup("mpicc");
+    tc->mpicxx = xstrdup("mpicxx");
+    tc->mpiexec = xstrdup("mpiexec");
+    tc->nvcc = xstrdup("nvcc");
+    tc->cuda_arch = xstrdup("native");
+    tc->include_dir = xstrdup("/w/grading");
+    tc->simcc = xstrdup("/w/grading/simcc");
+    tc->mpi_version = xstrdup("MPICH 4.0.2");
+    tc->have_cc = tc->have_mpi = tc->have_nvcc = 1;
+    tc->have_gpu = have_gpu;
+    tc->cores = 2;
+}
+
+static int has_word(const strlist *l, const char *word)
+{
+    for (int i = 0; i < l->count; i++)
+        if (strcmp(l->items[i], word) == 0)
+            return 1;
+    return 0;
+}
+
+static void test_toolchain_cuda_mpi(void)
+{
+    toolchain tc;
+    task_meta task;
+    memset(&task, 0, sizeof task);
+    task.kind = "cuda_mpi";
+    task.libs = "-lnccl -lsurely_not_installed_xyz";
+
+    /* No GPU: simulated, built by simcc with MPI's C++ wrapper as its host compiler. */
+    fake_toolchain(&tc, 0);
+    int needs_gpu = -1;
+    char *why = toolchain_skip_reason(&tc, &task, &needs_gpu);
+    CU_ASSERT_PTR_NULL(why);
+    free(why);
+    CU_ASSERT_STRING_EQUAL(toolchain_mode(&tc, &task), "sim");
+    strlist cmd = { 0 };
+    build_command(&tc, &task, "t.cu", "t", &cmd);
+    CU_ASSERT_STRING_EQUAL(cmd.items[0], "/w/grading/simcc");
+    CU_ASSERT(has_word(&cmd, "-ccbin") && has_word(&cmd, "mpicxx"));
+    CU_ASSERT(!has_word(&cmd, "-lnccl")); /* libraries are for native builds only */
+    sl_free(&cmd);
+
+    /* NCCL tasks cannot be simulated: SKIP, and only for want of a GPU. */
+    task.kind = "nccl";
+    why = toolchain_skip_reason(&tc, &task, &needs_gpu);
+    CU_ASSERT_PTR_NOT_NULL(why);
+    CU_ASSERT_EQUAL(needs_gpu, 1);
+    free(why);
+    toolchain_free(&tc);
+
+    /* A GPU: nvcc, the wrapper again, and a library that is not installed left out. */
+    fake_toolchain(&tc, 1);
+    task.kind = "cuda_mpi";
+    CU_ASSERT_STRING_EQUAL(toolchain_mode(&tc, &task), "native");
+    build_command(&tc, &task, "t.cu", "t", &cmd);
+    CU_ASSERT_STRING_EQUAL(cmd.items[0], "nvcc");
+    CU_ASSERT(has_word(&cmd, "-ccbin") && has_word(&cmd, "mpicxx"));
+    CU_ASSERT(!has_word(&cmd, "-lsurely_not_installed_xyz"));
+    CU_ASSERT(has_word(&cmd, "-lm"));
+    sl_free(&cmd);
+
+    /* A missing MPI is not a missing GPU: a check must not accept that SKIP. */
+    tc.have_mpi = 0;
+    why = toolchain_skip_reason(&tc, &task, &needs_gpu);
+    CU_ASSERT_PTR_NOT_NULL(why);
+    CU_ASSERT_EQUAL(needs_gpu, 0);
+    free(why);
+    toolchain_free(&tc);
+}
+
 int main(void)
 {
     if (runner_init() != 0) {
@@ -543,6 +620,7 @@ int main(void)
         { "runner", "environment and working directory", test_runner_environment_and_cwd },
         { "grader", "judging a run", test_judge_run },
         { "grader", "a rank's signal from the MPI launcher", test_launcher_signal },
+        { "toolchain", "CUDA + MPI: simulated or native, libraries, skips", test_toolchain_cuda_mpi },
     };
     CU_pSuite suite = NULL;
     const char *current = NULL;

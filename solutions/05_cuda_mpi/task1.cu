@@ -1,0 +1,286 @@
+/*
+ * Room 05, task 1: scatter, sum on the GPUs, reduce -- staged or CUDA-aware.
+ *
+ * Rank 0 holds n numbers (values 0..255).  It scatters them in uneven blocks
+ * (room 03, task 3), every rank adds up its block with a kernel on its GPU
+ * (room 04, task 2), and the partial sums are reduced to rank 0:
+ *
+ *   rank 0: x[0..n) --MPI_Scatterv--> block on every rank --> GPU kernel
+ *           --> partial sum --MPI_Reduce--> total on rank 0
+ *
+ * MPI moves bytes between the ranks; the GPU holds the numbers.  Two ways to
+ * hand one to the other:
+ *
+ *   staged:      MPI works on pinned host buffers; cudaMemcpy moves the data
+ *                between them and the GPU.  Works with every MPI.
+ *   CUDA-aware:  MPI is handed the device pointers themselves and moves the
+ *                data itself (GPUDirect where the hardware allows).  Only with
+ *                an MPI built for it: pr_mpi_cuda_aware() asks the library.
+ *
+ *   TODO 1: the staged scatter: MPI_Scatterv into the pinned host buffer,
+ *           then a copy to the GPU;
+ *   TODO 2: the staged reduce: the partial sum from the GPU to the host,
+ *           then MPI_Reduce.
+ *
+ * The CUDA-aware path is written out below, to read and compare: where the
+ * MPI is CUDA-aware the program runs both and checks that they agree.
+ * Integers add exactly in any order: the total must equal rank 0's own sum.
+ *
+ * Build and run by hand, from the room's folder:
+ *   on a GPU:  nvcc -ccbin mpicxx -O2 -arch=native -I../grading -o task1 task1.cu
+ *   anywhere:  ../grading/simcc -ccbin mpicxx -O2 -I../grading -o task1 task1.cu
+ *   mpiexec -n 4 ./task1 n=10000000
+ * Try PR_CUDA_AWARE=1 mpiexec -n 2 ./task1 with an MPI that is not CUDA-aware.
+ * Grade it from the top folder:  make grade TASK=05_cuda_mpi/task1
+ */
+#define PR_MPI
+#include "pr.h"
+
+#include <cuda_runtime.h>
+
+#define CHECK(call)                                                                  \
+    do {                                                                             \
+        cudaError_t e_ = (call);                                                     \
+        if (e_ != cudaSuccess) {                                                     \
+            fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,     \
+                    cudaGetErrorString(e_));                                         \
+            MPI_Abort(MPI_COMM_WORLD, 1);                                            \
+        }                                                                            \
+    } while (0)
+
+#define TPB 256 /* threads per block of the sum kernel */
+
+/* Adds up x[0..n) into *total: a tree in shared memory per block, then one
+ * atomicAdd per block (room 04, task 2). */
+__global__ void sum_kernel(const unsigned *x, long n, unsigned long long *total)
+{
+    __shared__ unsigned part[TPB];
+    unsigned t = threadIdx.x;
+    long i = (long)blockIdx.x * blockDim.x + t;
+    part[t] = i < n ? x[i] : 0u;
+    __syncthreads();
+    for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
+        if (t < s)
+            part[t] += part[t + s];
+        __syncthreads();
+    }
+    if (t == 0)
+        atomicAdd(total, (unsigned long long)part[0]);
+}
+
+/* What each rank holds.  Host buffers are pinned (cudaMallocHost): the GPU's
+ * copy engine reads and writes them directly, so copies are faster and can run
+ * asynchronously; pageable malloc memory is first copied through a pinned
+ * bounce buffer by the driver. */
+typedef struct {
+    long n, count;                  /* all numbers; this rank's block */
+    int *counts, *displs;           /* every rank's block (for MPI_Scatterv) */
+    unsigned *host_all;             /* rank 0: all n numbers, pinned */
+    unsigned *host_block;           /* this rank's block, pinned */
+    unsigned *dev_all;              /* rank 0: all n numbers on the GPU (CUDA-aware path) */
+    unsigned *dev_block;            /* this rank's block on the GPU */
+    unsigned long long *dev_partial; /* this rank's sum, on the GPU */
+    unsigned long long *dev_total;  /* rank 0: the total, on the GPU (CUDA-aware path) */
+} buffers;
+
+/* The block's sum, computed on the GPU into b->dev_partial. */
+static void sum_block_on_gpu(const buffers *b)
+{
+    CHECK(cudaMemset(b->dev_partial, 0, sizeof *b->dev_partial));
+    unsigned blocks = (unsigned)((b->count + TPB - 1) / TPB);
+    if (blocks > 0)
+        sum_kernel<<<blocks, TPB>>>(b->dev_block, b->count, b->dev_partial);
+    CHECK(cudaGetLastError());
+    CHECK(cudaDeviceSynchronize());
+}
+
+/* The staged path: MPI only ever sees host memory.  Returns the total on rank 0. */
+static unsigned long long staged_sum(const buffers *b)
+{
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    unsigned long long partial = 0, total = 0;
+    CHECK(cudaMemset(b->dev_block, 0, (size_t)b->count * sizeof *b->dev_block));
+
+    //@ TODO 1: Scatter rank 0's b->host_all into every rank's pinned
+    //@         b->host_block: one MPI_Scatterv (counts b->counts, displacements
+    //@         b->displs, type MPI_UNSIGNED, root 0; every rank calls it).  Then
+    //@         copy the block to the GPU: cudaMemcpy(b->dev_block, b->host_block,
+    //@         b->count * sizeof(unsigned), cudaMemcpyHostToDevice), in CHECK().
+    //@ placeholder: /* TODO 1: MPI_Scatterv to b->host_block, then cudaMemcpy to b->dev_block */
+    //@ solution {
+    MPI_Scatterv(b->host_all, b->counts, b->displs, MPI_UNSIGNED, b->host_block, (int)b->count,
+                 MPI_UNSIGNED, 0, MPI_COMM_WORLD);
+    CHECK(cudaMemcpy(b->dev_block, b->host_block, (size_t)b->count * sizeof *b->host_block,
+                     cudaMemcpyHostToDevice));
+    //@ }
+
+    sum_block_on_gpu(b);
+
+    //@ TODO 2: The partial sum is on the GPU, in b->dev_partial.  Copy it into
+    //@         `partial` (cudaMemcpy, cudaMemcpyDeviceToHost), then add up every
+    //@         rank's partial into `total` on rank 0: one MPI_Reduce with
+    //@         MPI_UNSIGNED_LONG_LONG and MPI_SUM.
+    //@ placeholder: (void)&partial; /* TODO 2: cudaMemcpy the partial sum down, then MPI_Reduce */
+    //@ solution {
+    CHECK(cudaMemcpy(&partial, b->dev_partial, sizeof partial, cudaMemcpyDeviceToHost));
+    MPI_Reduce(&partial, &total, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    //@ }
+    return rank == 0 ? total : 0;
+}
+
+/* ---- no need to change below ---- */
+
+/* The CUDA-aware path: the same two MPI calls, handed device pointers.  No
+ * staging code at all -- but with an MPI that is not CUDA-aware, MPI reads
+ * GPU addresses as if they were host memory, and the rank dies (SIGSEGV). */
+static unsigned long long cuda_aware_sum(const buffers *b)
+{
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    unsigned long long total = 0;
+    CHECK(cudaMemset(b->dev_block, 0, (size_t)b->count * sizeof *b->dev_block));
+    MPI_Scatterv(b->dev_all, b->counts, b->displs, MPI_UNSIGNED, b->dev_block, (int)b->count,
+                 MPI_UNSIGNED, 0, MPI_COMM_WORLD);
+    sum_block_on_gpu(b);
+    MPI_Reduce(b->dev_partial, b->dev_total, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (rank == 0)
+        CHECK(cudaMemcpy(&total, b->dev_total, sizeof total, cudaMemcpyDeviceToHost));
+    return total;
+}
+
+/* One GPU per rank where there are enough; ranks on the same node share them
+ * round-robin.  The node-local rank comes from a communicator of the ranks
+ * that share memory (one node). */
+static int pick_gpu(void)
+{
+    MPI_Comm node;
+    int local_rank, gpus = 0;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &local_rank);
+    MPI_Comm_free(&node);
+    CHECK(cudaGetDeviceCount(&gpus));
+    int device = gpus > 0 ? local_rank % gpus : 0;
+    CHECK(cudaSetDevice(device));
+    return device;
+}
+
+/* Block r of n numbers split over p ranks: the first n % p blocks get one more. */
+static void block_of(long n, int p, int r, long *first, long *count)
+{
+    long base = n / p, extra = n % p;
+    *first = r * base + (r < extra ? r : extra);
+    *count = base + (r < extra ? 1 : 0);
+}
+
+typedef unsigned long long (*sum_fn)(const buffers *);
+
+/* Runs fn on all ranks: one warm-up, then the best of `reps` (the slowest rank's
+ * time of each), and its result on rank 0. */
+static double time_path(sum_fn fn, const buffers *b, int reps, unsigned long long *result)
+{
+    double best = INFINITY;
+    for (int r = 0; r <= reps; r++) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        double start = MPI_Wtime();
+        *result = fn(b);
+        double mine = MPI_Wtime() - start, slowest;
+        MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        if (r > 0 && slowest < best)
+            best = slowest;
+    }
+    return best;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    long n = (long)pr_arg_long(argc, argv, "n", 10000000, 1, 1L << 28);
+    long long seed = pr_arg_long(argc, argv, "seed", 1, 0, 1000000000);
+    int reps = (int)pr_arg_long(argc, argv, "reps", 3, 1, 100);
+    pr_args_done(argc, argv);
+
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int device = pick_gpu();
+    const char *why;
+    int aware = pr_mpi_cuda_aware(&why);
+    if (rank == 0) {
+        printf("task1: sum of %ld values over %d rank%s, each on GPU %d of its node or shared\n", n,
+               size, size == 1 ? "" : "s", device);
+        printf("  CUDA-aware MPI: %s (%s)\n", aware ? "yes" : "no", why);
+    }
+
+    buffers b;
+    memset(&b, 0, sizeof b);
+    b.n = n;
+    b.counts = (int *)malloc(2 * (size_t)size * sizeof(int));
+    if (!b.counts) {
+        fprintf(stderr, "task1: out of memory\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    b.displs = b.counts + size;
+    for (int r = 0; r < size; r++) {
+        long first, count;
+        block_of(n, size, r, &first, &count);
+        b.counts[r] = (int)count;
+        b.displs[r] = (int)first;
+    }
+    b.count = b.counts[rank];
+    /* +1: cudaMalloc(0) and friends are legal, but a zero-size block is easier to avoid. */
+    CHECK(cudaMallocHost(&b.host_block, (size_t)(b.count + 1) * sizeof *b.host_block));
+    CHECK(cudaMalloc(&b.dev_block, (size_t)(b.count + 1) * sizeof *b.dev_block));
+    CHECK(cudaMalloc(&b.dev_partial, sizeof *b.dev_partial));
+
+    unsigned long long expect = 0;
+    if (rank == 0) {
+        CHECK(cudaMallocHost(&b.host_all, (size_t)n * sizeof *b.host_all));
+        pr_rng rng = pr_rng_seed((uint64_t)seed, 0);
+        for (long i = 0; i < n; i++) {
+            b.host_all[i] = (unsigned)pr_rng_range(&rng, 0, 255);
+            expect += b.host_all[i];
+        }
+        if (aware) {
+            CHECK(cudaMalloc(&b.dev_all, (size_t)n * sizeof *b.dev_all));
+            CHECK(cudaMalloc(&b.dev_total, sizeof *b.dev_total));
+            CHECK(cudaMemcpy(b.dev_all, b.host_all, (size_t)n * sizeof *b.dev_all,
+                             cudaMemcpyHostToDevice));
+        }
+    }
+
+    unsigned long long staged = 0, direct = 0;
+    double t_staged = time_path(staged_sum, &b, reps, &staged);
+    pr_check_int("total (staged)", (long long)staged, (long long)expect);
+    pr_result_int("sum", (long long)staged);
+    pr_print_time("staged path", t_staged, 0, NULL);
+    if (aware) {
+        double t_direct = time_path(cuda_aware_sum, &b, reps, &direct);
+        pr_check_int("total (CUDA-aware)", (long long)direct, (long long)expect);
+        pr_print_time("CUDA-aware path", t_direct, t_staged, "staged");
+    } else if (rank == 0) {
+        printf("  CUDA-aware path: not run (the MPI is not CUDA-aware: handing it device pointers would crash)\n");
+    }
+    if (rank == 0)
+        printf("  (times include the scatter from rank 0: %.1f MB; rank 0's block is %.1f MB)\n",
+               (double)n * sizeof(unsigned) / 1e6, (double)b.count * sizeof(unsigned) / 1e6);
+#ifdef CUDA_SIM
+    if (rank == 0)
+        printf("  (CUDA CPU simulator: these times say nothing about a GPU)\n");
+#endif
+
+    if (rank == 0) {
+        CHECK(cudaFreeHost(b.host_all));
+        if (aware) {
+            CHECK(cudaFree(b.dev_all));
+            CHECK(cudaFree(b.dev_total));
+        }
+    }
+    CHECK(cudaFreeHost(b.host_block));
+    CHECK(cudaFree(b.dev_block));
+    CHECK(cudaFree(b.dev_partial));
+    free(b.counts);
+    int status = pr_finish();
+    MPI_Finalize();
+    return status;
+}

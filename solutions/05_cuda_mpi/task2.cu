@@ -1,0 +1,345 @@
+/*
+ * Room 05, task 2: a Jacobi iteration on GPUs, with a halo exchange that
+ * overlaps the interior update.
+ *
+ * A plate of rows x cols points; the edges are held at fixed temperatures
+ * (top 1.0, the rest 0.0) and every inner point becomes the mean of its four
+ * neighbours, again and again (Jacobi):
+ *
+ *     new[i][j] = (u[i-1][j] + u[i+1][j] + u[i][j-1] + u[i][j+1]) / 4
+ *
+ * The inner rows are cut into uneven blocks, one per rank, each on its GPU.
+ * A rank keeps two ghost rows, copies of its neighbours' edge rows (room 03,
+ * task 5, now in two dimensions and on the GPU):
+ *
+ *     ghost row   <- last row of the rank above     (or the plate's top edge)
+ *     my row 0        edge row: needs the ghost above
+ *     my row 1..      interior rows: need only my own rows
+ *     my row k-1      edge row: needs the ghost below
+ *     ghost row   <- first row of the rank below    (or the plate's bottom edge)
+ *
+ * Each step, in the order that lets communication hide behind computation:
+ *   1. stream `edge`: update my two edge rows, copy them to pinned buffers;
+ *   2. stream `inner`: start the interior update -- it needs no ghost, so it
+ *      runs on the GPU while ...
+ *   3. ... the host waits for the edge stream and exchanges the edge rows with
+ *      the neighbours (MPI on the pinned buffers: staging, which works with any
+ *      MPI), then copies the received rows into the ghost rows (stream `edge`);
+ *   4. both streams finish; new and old swap.
+ *
+ *   TODO 1: step 2, the interior update on the `inner` stream;
+ *   TODO 2: step 3, the exchange of edge rows with MPI_Sendrecv.
+ *
+ * Rank 0 gathers the plate at the end and compares it with a serial CPU run:
+ * the same additions in the same order, so it must match to the last bits.
+ *
+ * Build and run by hand, from the room's folder:
+ *   on a GPU:  nvcc -ccbin mpicxx -O2 -arch=native -I../grading -o task2 task2.cu
+ *   anywhere:  ../grading/simcc -ccbin mpicxx -O2 -I../grading -o task2 task2.cu
+ *   mpiexec -n 4 ./task2 rows=4098 cols=4096 steps=200
+ * Grade it from the top folder:  make grade TASK=05_cuda_mpi/task2
+ */
+#define PR_MPI
+#include "pr.h"
+
+#include <cuda_runtime.h>
+
+#define CHECK(call)                                                                  \
+    do {                                                                             \
+        cudaError_t e_ = (call);                                                     \
+        if (e_ != cudaSuccess) {                                                     \
+            fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,     \
+                    cudaGetErrorString(e_));                                         \
+            MPI_Abort(MPI_COMM_WORLD, 1);                                            \
+        }                                                                            \
+    } while (0)
+
+#define TAG_UP 1   /* a row travelling to the rank above */
+#define TAG_DOWN 2 /* a row travelling to the rank below */
+
+/* One Jacobi update of rows [row_lo, row_hi) of a block stored with its ghost
+ * rows: row r of the block is u[(r + 1) * cols ...]; columns 0 and cols-1 are
+ * the plate's fixed side edges and are not updated. */
+__global__ void jacobi_rows(const double *u, double *unew, int row_lo, int row_hi, int cols)
+{
+    int j = blockIdx.x * blockDim.x + threadIdx.x;
+    int r = row_lo + blockIdx.y;
+    if (r >= row_hi || j < 1 || j >= cols - 1)
+        return;
+    long at = (long)(r + 1) * cols + j;
+    unew[at] = 0.25 * (u[at - cols] + u[at + cols] + u[at - 1] + u[at + 1]);
+}
+
+/* What a rank holds on its GPU and in pinned host memory. */
+typedef struct {
+    int rows_mine, cols;         /* my inner rows; columns of the plate */
+    int up, down;                /* neighbour ranks, or MPI_PROC_NULL at the plate's edges */
+    double *u, *unew;            /* (rows_mine + 2) x cols on the GPU, ghost rows included */
+    double *send_up, *send_down; /* pinned: my first and last rows, to send */
+    double *recv_up, *recv_down; /* pinned: the neighbours' rows, received */
+    cudaStream_t edge, inner;
+} block;
+
+/* Launches jacobi_rows for rows [lo, hi) of b on stream s (nothing when empty). */
+static void update_rows(const block *b, int lo, int hi, cudaStream_t s)
+{
+    if (hi <= lo)
+        return;
+    dim3 threads(128, 1);
+    dim3 grid((unsigned)((b->cols + 127) / 128), (unsigned)(hi - lo));
+    jacobi_rows<<<grid, threads, 0, s>>>(b->u, b->unew, lo, hi, b->cols);
+    CHECK(cudaGetLastError());
+}
+
+/* One Jacobi step of the whole plate, overlapped as described at the top. */
+static void step(block *b)
+{
+    size_t row_bytes = (size_t)b->cols * sizeof(double);
+    int last = b->rows_mine - 1;
+    double *first_row = b->unew + b->cols;                      /* block row 0 */
+    double *last_row = b->unew + (size_t)(last + 1) * b->cols;  /* block row rows_mine-1 */
+    double *ghost_up = b->unew;
+    double *ghost_down = b->unew + (size_t)(b->rows_mine + 1) * b->cols;
+
+    /* 1. The edge rows first, then down to the pinned send buffers. */
+    update_rows(b, 0, 1, b->edge);
+    update_rows(b, last, last + 1, b->edge);
+    CHECK(cudaMemcpyAsync(b->send_up, first_row, row_bytes, cudaMemcpyDeviceToHost, b->edge));
+    CHECK(cudaMemcpyAsync(b->send_down, last_row, row_bytes, cudaMemcpyDeviceToHost, b->edge));
+
+    //@ TODO 1: Start the interior update, rows 1 .. last-1 (that is, the range
+    //@         [1, last)), on the stream b->inner with update_rows().  It needs
+    //@         no ghost row, so the GPU works on it while the host exchanges
+    //@         the edge rows below.
+    //@ placeholder: /* TODO 1: update_rows(...) for the interior, on b->inner */
+    //@ solution {
+    update_rows(b, 1, last, b->inner);
+    //@ }
+
+    /* 3. The exchange, once the edge rows have reached the host. */
+    CHECK(cudaStreamSynchronize(b->edge));
+
+    //@ TODO 2: Two MPI_Sendrecv calls on the pinned buffers (b->cols
+    //@         MPI_DOUBLEs each):
+    //@           - send b->send_up to b->up (tag TAG_UP) and receive
+    //@             b->recv_down from b->down (tag TAG_UP: the row below me
+    //@             is travelling up too);
+    //@           - send b->send_down to b->down (tag TAG_DOWN) and receive
+    //@             b->recv_up from b->up (tag TAG_DOWN).
+    //@         MPI_PROC_NULL neighbours need no special case.
+    //@ placeholder: /* TODO 2: MPI_Sendrecv up, then down */
+    //@ solution {
+    MPI_Sendrecv(b->send_up, b->cols, MPI_DOUBLE, b->up, TAG_UP, b->recv_down, b->cols, MPI_DOUBLE,
+                 b->down, TAG_UP, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Sendrecv(b->send_down, b->cols, MPI_DOUBLE, b->down, TAG_DOWN, b->recv_up, b->cols,
+                 MPI_DOUBLE, b->up, TAG_DOWN, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    //@ }
+
+    /* The received rows become the new ghost rows; at the plate's top and
+     * bottom the ghost row is the fixed edge, already in place. */
+    if (b->up != MPI_PROC_NULL)
+        CHECK(cudaMemcpyAsync(ghost_up, b->recv_up, row_bytes, cudaMemcpyHostToDevice, b->edge));
+    if (b->down != MPI_PROC_NULL)
+        CHECK(cudaMemcpyAsync(ghost_down, b->recv_down, row_bytes, cudaMemcpyHostToDevice, b->edge));
+
+    /* 4. Both streams done: the new plate is complete. */
+    CHECK(cudaStreamSynchronize(b->edge));
+    CHECK(cudaStreamSynchronize(b->inner));
+    double *t = b->u;
+    b->u = b->unew;
+    b->unew = t;
+}
+
+/* ---- no need to change below ---- */
+
+/* The plate's starting values: the top edge 1.0, everything else 0.0. */
+static void initial_row(double *row, int global_row, int cols)
+{
+    for (int j = 0; j < cols; j++)
+        row[j] = global_row == 0 ? 1.0 : 0.0;
+}
+
+/* The serial reference on the CPU: the whole plate, rows x cols, `steps` steps. */
+static double *jacobi_serial(int rows, int cols, int steps)
+{
+    double *u = (double *)malloc((size_t)rows * cols * sizeof(double));
+    double *unew = (double *)malloc((size_t)rows * cols * sizeof(double));
+    if (!u || !unew) {
+        fprintf(stderr, "task2: out of memory\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    for (int i = 0; i < rows; i++) {
+        initial_row(u + (size_t)i * cols, i, cols);
+        initial_row(unew + (size_t)i * cols, i, cols);
+    }
+    for (int s = 0; s < steps; s++) {
+        for (int i = 1; i < rows - 1; i++)
+            for (int j = 1; j < cols - 1; j++) {
+                size_t at = (size_t)i * cols + j;
+                unew[at] = 0.25 * (u[at - cols] + u[at + cols] + u[at - 1] + u[at + 1]);
+            }
+        double *t = u;
+        u = unew;
+        unew = t;
+    }
+    free(unew);
+    return u;
+}
+
+/* Block r of n rows split over p ranks: the first n % p blocks get one more. */
+static void block_of(long n, int p, int r, long *first, long *count)
+{
+    long base = n / p, extra = n % p;
+    *first = r * base + (r < extra ? r : extra);
+    *count = base + (r < extra ? 1 : 0);
+}
+
+static int pick_gpu(void)
+{
+    MPI_Comm node;
+    int local_rank, gpus = 0;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &local_rank);
+    MPI_Comm_free(&node);
+    CHECK(cudaGetDeviceCount(&gpus));
+    int device = gpus > 0 ? local_rank % gpus : 0;
+    CHECK(cudaSetDevice(device));
+    return device;
+}
+
+/* Sets up b for inner rows [first, first + count) of the plate (plate row
+ * first + 1 is block row 0), ghost rows included, on the GPU. */
+static void block_init(block *b, int rows, int cols, long first, long count)
+{
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    b->rows_mine = (int)count;
+    b->cols = cols;
+    b->up = rank > 0 ? rank - 1 : MPI_PROC_NULL;
+    b->down = rank < size - 1 ? rank + 1 : MPI_PROC_NULL;
+    size_t row_bytes = (size_t)cols * sizeof(double);
+    size_t bytes = (size_t)(count + 2) * row_bytes;
+    double *host = (double *)malloc(bytes);
+    if (!host) {
+        fprintf(stderr, "task2: out of memory\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    for (long r = 0; r < count + 2; r++) /* block row r - 1 is plate row first + r */
+        initial_row(host + r * cols, (int)(first + r), cols);
+    (void)rows;
+    CHECK(cudaMalloc(&b->u, bytes));
+    CHECK(cudaMalloc(&b->unew, bytes));
+    CHECK(cudaMemcpy(b->u, host, bytes, cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(b->unew, host, bytes, cudaMemcpyHostToDevice)); /* fixed edges in both */
+    free(host);
+    CHECK(cudaMallocHost(&b->send_up, 4 * row_bytes));
+    b->send_down = b->send_up + cols;
+    b->recv_up = b->send_up + 2 * cols;
+    b->recv_down = b->send_up + 3 * cols;
+    memset(b->send_up, 0, 4 * row_bytes);
+    CHECK(cudaStreamCreateWithFlags(&b->edge, cudaStreamNonBlocking));
+    CHECK(cudaStreamCreateWithFlags(&b->inner, cudaStreamNonBlocking));
+}
+
+static void block_free(block *b)
+{
+    CHECK(cudaFree(b->u));
+    CHECK(cudaFree(b->unew));
+    CHECK(cudaFreeHost(b->send_up));
+    CHECK(cudaStreamDestroy(b->edge));
+    CHECK(cudaStreamDestroy(b->inner));
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rows = (int)pr_arg_long(argc, argv, "rows", 1026, 5, 1 << 15);
+    int cols = (int)pr_arg_long(argc, argv, "cols", 1024, 3, 1 << 15);
+    int steps = (int)pr_arg_long(argc, argv, "steps", 100, 1, 100000);
+    pr_args_done(argc, argv);
+
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    long inner = rows - 2;
+    if (inner < 3L * size) { /* every rank needs two edge rows and an interior one */
+        if (rank == 0)
+            fprintf(stderr, "%s: bad argument rows=%d: with %d ranks rows must be at least %d (3 inner rows per rank, plus 2 edges)\n",
+                    pr_program_name(argv[0]), rows, size, 3 * size + 2);
+        pr_exit(2);
+    }
+    int device = pick_gpu();
+    long first, count;
+    block_of(inner, size, rank, &first, &count);
+    if (rank == 0)
+        printf("task2: Jacobi on a %d x %d plate, %d steps, %d rank%s (rank 0 on GPU %d)\n", rows,
+               cols, steps, size, size == 1 ? "" : "s", device);
+
+    block b;
+    block_init(&b, rows, cols, first, count);
+    step(&b); /* warm-up: the first launches and copies pay for set-up */
+    block_free(&b);
+    block_init(&b, rows, cols, first, count);
+
+    MPI_Barrier(MPI_COMM_WORLD);
+    double start = MPI_Wtime();
+    for (int s = 0; s < steps; s++)
+        step(&b);
+    CHECK(cudaDeviceSynchronize());
+    double mine = MPI_Wtime() - start, t_gpu;
+    MPI_Allreduce(&mine, &t_gpu, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+
+    /* Gather the inner rows on rank 0 (staged through the host). */
+    size_t my_values = (size_t)count * cols;
+    double *mine_host = (double *)malloc(my_values * sizeof(double) + 1);
+    double *plate = rank == 0 ? (double *)malloc((size_t)rows * cols * sizeof(double)) : NULL;
+    int *counts = (int *)malloc(2 * (size_t)size * sizeof(int));
+    if (!mine_host || !counts || (rank == 0 && !plate)) {
+        fprintf(stderr, "task2: out of memory\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    int *displs = counts + size;
+    for (int r = 0; r < size; r++) {
+        long f, c;
+        block_of(inner, size, r, &f, &c);
+        counts[r] = (int)(c * cols);
+        displs[r] = (int)((f + 1) * cols);
+    }
+    CHECK(cudaMemcpy(mine_host, b.u + cols, my_values * sizeof(double), cudaMemcpyDeviceToHost));
+    MPI_Gatherv(mine_host, (int)my_values, MPI_DOUBLE, plate, counts, displs, MPI_DOUBLE, 0,
+                MPI_COMM_WORLD);
+
+    if (rank == 0) {
+        double t0 = pr_now();
+        double *expect = jacobi_serial(rows, cols, steps);
+        double t_cpu = pr_now() - t0;
+        double max_diff = 0.0, sum = 0.0, expect_sum = 0.0;
+        for (int i = 1; i < rows - 1; i++)
+            for (int j = 1; j < cols - 1; j++) {
+                size_t at = (size_t)i * cols + j;
+                double d = fabs(plate[at] - expect[at]);
+                max_diff = d > max_diff || d != d ? d : max_diff;
+                sum += plate[at];
+                expect_sum += expect[at];
+            }
+        pr_check_double("sum of the inner points", sum, expect_sum, 1e-12);
+        pr_check_double("largest difference from CPU", max_diff, 0.0, 1e-12);
+        pr_result_double("heat", sum, 1e-10);
+        pr_print_time("serial CPU", t_cpu, 0, NULL);
+        pr_print_time("GPUs with halo exchange", t_gpu, t_cpu, "serial CPU");
+        printf("  per step: %.3f ms; each rank sends 2 rows of %zu bytes per step\n",
+               1e3 * t_gpu / steps, (size_t)cols * sizeof(double));
+#ifdef CUDA_SIM
+        printf("  (CUDA CPU simulator: these times say nothing about a GPU)\n");
+#endif
+        free(expect);
+    }
+    free(mine_host);
+    free(plate);
+    free(counts);
+    block_free(&b);
+    int status = pr_finish();
+    MPI_Finalize();
+    return status;
+}

@@ -1,0 +1,327 @@
+/*
+ * Room 05, task 3: an allreduce of a GPU buffer, three ways.
+ *
+ * Every rank has a vector of m doubles on its GPU -- think of the gradients of
+ * a model (room 06) -- and every rank needs the element-wise sum over all
+ * ranks, on its GPU, in a second buffer.  Three ways to get it:
+ *
+ *   staged:      GPU -> pinned host buffer -> MPI_Allreduce on the host ->
+ *                back to the GPU.  Two extra copies of m doubles, but any MPI.
+ *   CUDA-aware:  MPI_Allreduce handed the device pointer.  MPI moves the data
+ *                (and may still stage internally, in pipelined chunks).  Only
+ *                with a CUDA-aware MPI.
+ *   NCCL:        NVIDIA's collective library: ncclAllReduce on a CUDA stream,
+ *                ring or tree algorithms running as GPU kernels over NVLink,
+ *                PCIe or the network.  MPI is only used to hand out NCCL's id.
+ *                Needs a GPU of its own for every rank.
+ *
+ * A way that cannot run here says so and why (SKIP); every way that runs is
+ * checked element by element and timed.  The sums are of whole numbers below
+ * 2^53, which doubles add exactly in any order: every way must give the same
+ * bits.
+ *
+ *   TODO 1: the staged allreduce.
+ *
+ * Build and run by hand, from the room's folder:
+ *   on a GPU:  nvcc -ccbin mpicxx -O2 -arch=native -I../grading -o task3 task3.cu -lnccl
+ *              (without NCCL installed: leave out -lnccl; the NCCL way says SKIP)
+ *   anywhere:  ../grading/simcc -ccbin mpicxx -O2 -I../grading -o task3 task3.cu
+ *   mpiexec -n 2 ./task3 m=16777216
+ * Grade it from the top folder:  make grade TASK=05_cuda_mpi/task3
+ */
+#define PR_MPI
+#include "pr.h"
+
+#include <cuda_runtime.h>
+
+/* NCCL where it is installed and this is a real GPU build. */
+#if !defined(CUDA_SIM) && defined(__has_include)
+#if __has_include(<nccl.h>)
+#include <nccl.h>
+#define HAVE_NCCL 1
+#endif
+#endif
+
+#define CHECK(call)                                                                  \
+    do {                                                                             \
+        cudaError_t e_ = (call);                                                     \
+        if (e_ != cudaSuccess) {                                                     \
+            fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,     \
+                    cudaGetErrorString(e_));                                         \
+            MPI_Abort(MPI_COMM_WORLD, 1);                                            \
+        }                                                                            \
+    } while (0)
+
+/* Rank r's value i: a whole number in [0, 1000). */
+__host__ __device__ static inline double value_of(long i, int rank)
+{
+    return (double)((i * 7 + (long)rank * 13) % 1000);
+}
+
+__global__ void fill(double *x, long m, int rank)
+{
+    long i = (long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < m)
+        x[i] = value_of(i, rank);
+}
+
+/* Staged: out (m doubles on the GPU) becomes the sum over all ranks of in (m
+ * doubles on the GPU), through the pinned host buffer host (room for m doubles). */
+static void allreduce_staged(const double *in, double *out, double *host, long m)
+{
+    //@ TODO 1: Three steps: cudaMemcpy in -> host (cudaMemcpyDeviceToHost);
+    //@         MPI_Allreduce in place on the host buffer (MPI_IN_PLACE as the
+    //@         send buffer, host as the receive buffer, m MPI_DOUBLEs, MPI_SUM);
+    //@         cudaMemcpy host -> out.  Wrap the copies in CHECK().
+    //@ placeholder: (void)in, (void)out, (void)host, (void)m; /* TODO 1: copy down, MPI_Allreduce, copy up */
+    //@ solution {
+    size_t bytes = (size_t)m * sizeof(double);
+    CHECK(cudaMemcpy(host, in, bytes, cudaMemcpyDeviceToHost));
+    MPI_Allreduce(MPI_IN_PLACE, host, (int)m, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    CHECK(cudaMemcpy(out, host, bytes, cudaMemcpyHostToDevice));
+    //@ }
+}
+
+/* ---- no need to change below ---- */
+
+/* CUDA-aware: MPI reads and writes the device buffers itself. */
+static void allreduce_cuda_aware(const double *in, double *out, double *host, long m)
+{
+    (void)host;
+    MPI_Allreduce(in, out, (int)m, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+}
+
+#ifdef HAVE_NCCL
+static ncclComm_t nccl_comm;
+static cudaStream_t nccl_stream;
+
+#define NCCL_CHECK(call)                                                             \
+    do {                                                                             \
+        ncclResult_t r_ = (call);                                                    \
+        if (r_ != ncclSuccess) {                                                     \
+            fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,     \
+                    ncclGetErrorString(r_));                                         \
+            MPI_Abort(MPI_COMM_WORLD, 1);                                            \
+        }                                                                            \
+    } while (0)
+
+/* NCCL: one communicator for all ranks; rank 0 makes its id and MPI hands it out. */
+static void nccl_start(void)
+{
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    ncclUniqueId id;
+    if (rank == 0)
+        NCCL_CHECK(ncclGetUniqueId(&id));
+    MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD);
+    NCCL_CHECK(ncclCommInitRank(&nccl_comm, size, id, rank));
+    CHECK(cudaStreamCreate(&nccl_stream));
+}
+
+static void allreduce_nccl(const double *in, double *out, double *host, long m)
+{
+    (void)host;
+    NCCL_CHECK(ncclAllReduce(in, out, (size_t)m, ncclDouble, ncclSum, nccl_comm, nccl_stream));
+    CHECK(cudaStreamSynchronize(nccl_stream)); /* the time counts until the sum is there */
+}
+
+static void nccl_stop(void)
+{
+    NCCL_CHECK(ncclCommDestroy(nccl_comm));
+    CHECK(cudaStreamDestroy(nccl_stream));
+}
+#endif
+
+/* Ranks on this node, and the GPU this rank uses (round-robin over the node's GPUs). */
+static int pick_gpu(int *ranks_on_node, int *gpus)
+{
+    MPI_Comm node;
+    int local_rank;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &local_rank);
+    MPI_Comm_size(node, ranks_on_node);
+    MPI_Comm_free(&node);
+    *gpus = 0;
+    CHECK(cudaGetDeviceCount(gpus));
+    int device = *gpus > 0 ? local_rank % *gpus : 0;
+    CHECK(cudaSetDevice(device));
+    return device;
+}
+
+typedef void (*allreduce_fn)(const double *in, double *out, double *host, long m);
+
+typedef struct {
+    double *dev, *dev_sum, *host; /* m doubles on the GPU, twice; m pinned doubles on the host */
+    long m;
+    int rank, size;
+} vectors;
+
+/* Every element of dev_sum equal to the sum over ranks?  Returns the number of
+ * wrong elements on this rank, and the sum of all elements (a checksum) in *total. */
+static long count_wrong(const vectors *v, double *total)
+{
+    CHECK(cudaMemcpy(v->host, v->dev_sum, (size_t)v->m * sizeof(double), cudaMemcpyDeviceToHost));
+    long wrong = 0;
+    double sum = 0.0;
+    for (long i = 0; i < v->m; i++) {
+        double expect = 0.0;
+        for (int r = 0; r < v->size; r++)
+            expect += value_of(i, r);
+        if (v->host[i] != expect)
+            wrong++;
+        sum += v->host[i];
+    }
+    *total = sum;
+    return wrong;
+}
+
+static void refill(const vectors *v)
+{
+    unsigned blocks = (unsigned)((v->m + 255) / 256);
+    fill<<<blocks, 256>>>(v->dev, v->m, v->rank);
+    CHECK(cudaGetLastError());
+    CHECK(cudaMemset(v->dev_sum, 0, (size_t)v->m * sizeof(double)));
+    memset(v->host, 0, (size_t)v->m * sizeof(double));
+    CHECK(cudaDeviceSynchronize());
+}
+
+/* Runs one way `reps` times after a warm-up, each from fresh data; returns the
+ * best time (the slowest rank's of each run).  Afterwards dev_sum holds the result. */
+static double time_way(allreduce_fn fn, const vectors *v, int reps)
+{
+    double best = INFINITY;
+    for (int r = 0; r <= reps; r++) {
+        refill(v);
+        MPI_Barrier(MPI_COMM_WORLD);
+        double start = MPI_Wtime();
+        fn(v->dev, v->dev_sum, v->host, v->m);
+        double mine = MPI_Wtime() - start, slowest;
+        MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        if (r > 0 && slowest < best)
+            best = slowest;
+    }
+    return best;
+}
+
+/* The host-only allreduce of the same size, no GPU involved: what MPI alone
+ * costs, the floor under the staged and CUDA-aware ways. */
+static double time_host_only(const vectors *v, int reps)
+{
+    double best = INFINITY;
+    for (int r = 0; r <= reps; r++) {
+        for (long i = 0; i < v->m; i++)
+            v->host[i] = value_of(i, v->rank);
+        MPI_Barrier(MPI_COMM_WORLD);
+        double start = MPI_Wtime();
+        MPI_Allreduce(MPI_IN_PLACE, v->host, (int)v->m, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        double mine = MPI_Wtime() - start, slowest;
+        MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        if (r > 0 && slowest < best)
+            best = slowest;
+    }
+    return best;
+}
+
+/* Prints a way's time and bandwidths.  "bus bandwidth" is NCCL's measure: an
+ * allreduce must move 2(p-1)/p of the data through each rank's link, so this
+ * figure is comparable with the link's own speed whatever p is. */
+static void report(const char *way, double seconds, double baseline, const vectors *v)
+{
+    pr_print_time(way, seconds, baseline, "staged");
+    if (v->rank == 0 && v->size == 1)
+        printf("       (one rank: MPI has nothing to exchange; the copies are what is left)\n");
+    else if (v->rank == 0 && seconds > 0) {
+        double bytes = (double)v->m * sizeof(double);
+        double alg = bytes / seconds / 1e9;
+        printf("       algorithm bandwidth %.2f GB/s, bus bandwidth %.2f GB/s\n", alg,
+               alg * 2.0 * (v->size - 1) / v->size);
+    }
+}
+
+/* Checks the result of the way just timed (all ranks) and returns the checksum. */
+static double check_way(const char *way, const vectors *v)
+{
+    double total = 0.0;
+    long wrong = count_wrong(v, &total), all_wrong = 0;
+    MPI_Allreduce(&wrong, &all_wrong, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    char what[64];
+    snprintf(what, sizeof what, "wrong elements (%s)", way);
+    pr_check_int(what, all_wrong, 0);
+    return total;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    long m = (long)pr_arg_long(argc, argv, "m", 1L << 22, 1, 1L << 28);
+    int reps = (int)pr_arg_long(argc, argv, "reps", 3, 1, 100);
+    pr_args_done(argc, argv);
+
+    vectors v;
+    v.m = m;
+    MPI_Comm_rank(MPI_COMM_WORLD, &v.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &v.size);
+    int ranks_on_node, gpus;
+    int device = pick_gpu(&ranks_on_node, &gpus);
+    const char *why;
+    int aware = pr_mpi_cuda_aware(&why);
+    if (v.rank == 0) {
+        printf("task3: allreduce of %ld doubles (%.1f MB) on %d rank%s; rank 0's node: %d rank%s, %d GPU%s (rank 0 on GPU %d)\n",
+               m, m * 8 / 1e6, v.size, v.size == 1 ? "" : "s", ranks_on_node,
+               ranks_on_node == 1 ? "" : "s", gpus, gpus == 1 ? "" : "s", device);
+        printf("  CUDA-aware MPI: %s (%s)\n", aware ? "yes" : "no", why);
+    }
+    CHECK(cudaMalloc(&v.dev, (size_t)m * sizeof(double)));
+    CHECK(cudaMalloc(&v.dev_sum, (size_t)m * sizeof(double)));
+    CHECK(cudaMallocHost(&v.host, (size_t)m * sizeof(double)));
+
+    double t_staged = time_way(allreduce_staged, &v, reps);
+    double checksum = check_way("staged", &v);
+    pr_result_double("checksum", checksum, 0.0);
+    report("staged", t_staged, 0, &v);
+
+    double t_host = time_host_only(&v, reps);
+    report("MPI on host memory only", t_host, t_staged, &v);
+
+    if (aware) {
+        double t_aware = time_way(allreduce_cuda_aware, &v, reps);
+        check_way("CUDA-aware", &v);
+        report("CUDA-aware", t_aware, t_staged, &v);
+    } else if (v.rank == 0) {
+        printf("  CUDA-aware: SKIP (%s)\n", why);
+    }
+
+#ifdef HAVE_NCCL
+    /* Every rank must agree: NCCL needs a GPU per rank on every node. */
+    int mine_ok = ranks_on_node <= gpus, all_ok = 0;
+    MPI_Allreduce(&mine_ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (all_ok) {
+        nccl_start();
+        double t_nccl = time_way(allreduce_nccl, &v, reps);
+        check_way("NCCL", &v);
+        report("NCCL", t_nccl, t_staged, &v);
+        nccl_stop();
+    } else if (v.rank == 0) {
+        printf("  NCCL: SKIP (NCCL needs a GPU of its own for every rank: %d ranks share %d GPU%s)\n",
+               ranks_on_node, gpus, gpus == 1 ? "" : "s");
+    }
+#elif defined(CUDA_SIM)
+    if (v.rank == 0)
+        printf("  NCCL: SKIP (the CUDA CPU simulator has no NCCL)\n");
+#else
+    if (v.rank == 0)
+        printf("  NCCL: SKIP (nccl.h not found: NCCL is not installed)\n");
+#endif
+#ifdef CUDA_SIM
+    if (v.rank == 0)
+        printf("  (CUDA CPU simulator: these times say nothing about a GPU)\n");
+#endif
+
+    CHECK(cudaFree(v.dev));
+    CHECK(cudaFree(v.dev_sum));
+    CHECK(cudaFreeHost(v.host));
+    int status = pr_finish();
+    MPI_Finalize();
+    return status;
+}
