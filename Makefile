@@ -47,9 +47,10 @@ $(UNIT): grading/tests/unit_tests.c $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p grading/bin
 	$(Q)$(CC) $(GRADER_CFLAGS) -Igrading/src -o $@ grading/tests/unit_tests.c $(CORE_SRC) $(GRADER_LIBS) -lcunit
 
-## grade: build and grade your tasks (ROOM=01 or TASK=01_threads/task2 to narrow it)
+## grade: build and grade your tasks (ROOM=01 or TASK=01_threads/task2 to narrow it;
+##        HOSTS=a,b or HOSTFILE=f to spread MPI ranks over machines without Slurm)
 grade: $(GRADE)
-	$(Q)$(GRADE) $(GRADE_FILTER)
+	$(Q)$(if $(HOSTS),GRADE_HOSTS='$(HOSTS)') $(if $(HOSTFILE),GRADE_HOSTFILE='$(HOSTFILE)') $(GRADE) $(GRADE_FILTER)
 
 ## test: the maintainers' checks: unit tests, generated tasks, solutions PASS, untouched tasks FAIL
 test:
@@ -96,9 +97,11 @@ check-sim: $(GRADE) $(PRGEN)
 check-gpu: $(GRADE) $(PRGEN)
 	$(Q)bash grading/tests/check-gpu.sh
 
-## test-cluster: (root) a real one-node Slurm: the rooms' job scripts and a grading job under srun (SKIP otherwise)
+## test-cluster: (root) a real one-node Slurm (the rooms' job scripts, a grading job under srun), then
+##               two network namespaces as two MPI hosts (SKIP without root)
 test-cluster: $(GRADE)
-	$(Q)bash grading/tests/cluster/slurm.sh
+	$(Q)status=0; bash grading/tests/cluster/slurm.sh || status=1; \
+	    bash grading/tests/cluster/twohost.sh || status=1; exit $$status
 
 ## generate: (maintainers) rewrite the tasks from the solutions; differing files are backed up first
 generate: $(PRGEN)

@@ -35,7 +35,8 @@ static void usage(FILE *f)
           "  --hint TASK          print a task's hint, and exit\n"
           "  --quiet              no progress lines\n"
           "environment: GRADE_TIMEOUT_SCALE (multiplies every timeout), GRADE_OUTPUT_LIMIT (bytes kept\n"
-          "  per run), CC, MPICC, MPICXX, MPIEXEC, MPIEXEC_FLAGS, NVCC, CUDA_ARCH, GRADE_CFLAGS, NO_COLOR\n",
+          "  per run), CC, MPICC, MPICXX, MPIEXEC, MPIEXEC_FLAGS, NVCC, CUDA_ARCH, GRADE_CFLAGS, NO_COLOR,\n"
+          "  GRADE_HOSTS=a,b or GRADE_HOSTFILE=f (mpiexec's ranks on other machines)\n",
           f);
 }
 
@@ -151,6 +152,13 @@ int main(int argc, char **argv)
         if (end == cap_text || *end != '\0' || cap < 1024 || cap > 1024LL * 1024 * 1024)
             return usage_error("GRADE_OUTPUT_LIMIT=%s: must be a byte count from 1024 to 1073741824", cap_text);
         output_cap = (size_t)cap;
+    }
+
+    char *hosts_error = toolchain_check_hosts();
+    if (hosts_error) {
+        fprintf(stderr, "grade: %s\n", hosts_error);
+        free(hosts_error);
+        return 2;
     }
 
     char root[PATH_MAX];

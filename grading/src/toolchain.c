@@ -3,6 +3,7 @@
 #include "toolchain.h"
 #include "runner.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +60,29 @@ static char *query(char *const argv[])
     return out;
 }
 
+char *toolchain_check_hosts(void)
+{
+    const char *hosts = getenv("GRADE_HOSTS"), *file = getenv("GRADE_HOSTFILE");
+    int have_hosts = hosts && *hosts, have_file = file && *file;
+    if (have_hosts && have_file)
+        return xstrdup("HOSTS and HOSTFILE: give one of them, not both");
+    if (have_file && access(file, R_OK) != 0)
+        return xasprintf("HOSTFILE=%s: no such readable file (one host name per line)", file);
+    if (have_hosts) {
+        /* Host names, addresses and Open MPI's name:slots, separated by commas. */
+        for (const char *c = hosts; *c; c++)
+            if (!(isalnum((unsigned char)*c) || strchr(".-_:,", *c)))
+                return xasprintf("HOSTS=%s: a comma-separated list of host names, like HOSTS=node1,node2", hosts);
+        if (hosts[0] == ',' || strstr(hosts, ",,") || hosts[strlen(hosts) - 1] == ',')
+            return xasprintf("HOSTS=%s: an empty host name in the list", hosts);
+    }
+    const char *job = getenv("SLURM_JOB_ID"), *mpiexec = getenv("MPIEXEC");
+    if ((have_hosts || have_file) && job && *job && !(mpiexec && *mpiexec) && program_exists("srun"))
+        return xstrdup("HOSTS/HOSTFILE are for mpiexec: inside a Slurm allocation srun places the ranks on the "
+                       "allocation's nodes (set MPIEXEC=mpiexec to use HOSTS there anyway)");
+    return NULL;
+}
+
 static void detect_mpi(toolchain *tc)
 {
     tc->have_mpi = program_exists(tc->mpicc) && program_exists(tc->mpiexec);
@@ -86,8 +110,14 @@ static void detect_mpi(toolchain *tc)
         tc->mpi_version = xstrdup("unknown MPI");
     }
     free(text);
-    if (tc->use_srun) {
-        char *with = xasprintf("%s, launched by srun", tc->mpi_version);
+    char *with = NULL;
+    if (tc->use_srun)
+        with = xasprintf("%s, launched by srun", tc->mpi_version);
+    else if (tc->hosts)
+        with = xasprintf("%s, on hosts %s", tc->mpi_version, tc->hosts);
+    else if (tc->hostfile)
+        with = xasprintf("%s, on the hosts in %s", tc->mpi_version, tc->hostfile);
+    if (with) {
         free(tc->mpi_version);
         tc->mpi_version = with;
     }
@@ -129,6 +159,9 @@ void toolchain_detect(toolchain *tc, const char *root)
     const char *job = getenv("SLURM_JOB_ID");
     tc->use_srun = !(mpiexec && *mpiexec) && job && *job && program_exists("srun");
     tc->mpiexec = tc->use_srun ? xstrdup("srun") : env_or("MPIEXEC", "mpiexec");
+    const char *hosts = getenv("GRADE_HOSTS"), *hostfile = getenv("GRADE_HOSTFILE");
+    tc->hosts = hosts && *hosts ? xstrdup(hosts) : NULL;
+    tc->hostfile = hostfile && *hostfile ? xstrdup(hostfile) : NULL;
     tc->nvcc = env_or("NVCC", "nvcc");
     tc->cuda_arch = env_or("CUDA_ARCH", "native");
     const char *cflags = getenv("GRADE_CFLAGS");
@@ -171,6 +204,7 @@ void toolchain_free(toolchain *tc)
 {
     free(tc->cc), free(tc->mpicc), free(tc->mpicxx), free(tc->mpiexec), free(tc->nvcc), free(tc->cuda_arch);
     free(tc->include_dir), free(tc->mpi_version), free(tc->gpu_name), free(tc->simcc);
+    free(tc->hosts), free(tc->hostfile);
     sl_free(&tc->cflags);
     sl_free(&tc->mpiexec_flags);
 }
@@ -321,6 +355,13 @@ void launch_command(const toolchain *tc, const task_meta *task, const run_config
         }
         sl_push(argv, "-n");
         sl_push(argv, ranks ? ranks : "1");
+        if (!tc->use_srun && (tc->hosts || tc->hostfile)) {
+            if (tc->hosts)
+                sl_push(argv, tc->mpi_is_openmpi ? "--host" : "-hosts");
+            else
+                sl_push(argv, tc->mpi_is_openmpi ? "--hostfile" : "-f");
+            sl_push(argv, tc->hosts ? tc->hosts : tc->hostfile);
+        }
         if (tc->mpi_is_openmpi && !tc->use_srun) {
             /* Open MPI refuses more ranks than cores, and root, unless told. */
             sl_push(argv, "--oversubscribe");

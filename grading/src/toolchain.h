@@ -5,7 +5,9 @@
  * GRADE_CFLAGS (replaces the default C flags), GRADE_CUDA=sim (simulate CUDA
  * tasks even on a GPU machine).  Inside a SLURM allocation
  * (SLURM_JOB_ID set, srun on PATH) and with MPIEXEC unset, MPI tasks are
- * launched with `srun --overcommit -n R` instead of mpiexec. */
+ * launched with `srun --overcommit -n R` instead of mpiexec.  GRADE_HOSTS=a,b or
+ * GRADE_HOSTFILE=f spread mpiexec's ranks over other machines (MPICH: -hosts / -f,
+ * Open MPI: --host / --hostfile). */
 #ifndef PR_TOOLCHAIN_H
 #define PR_TOOLCHAIN_H
 
@@ -24,10 +26,16 @@ typedef struct {
     int force_sim;           /* GRADE_CUDA=sim: simulate even where a GPU is present */
     int mpi_is_openmpi;
     int use_srun;            /* inside a SLURM allocation: launch ranks with srun */
+    char *hosts;             /* GRADE_HOSTS (make grade HOSTS=a,b): mpiexec's hosts, or NULL */
+    char *hostfile;          /* GRADE_HOSTFILE (make grade HOSTFILE=f): mpiexec's host file, or NULL */
     char *mpi_version;       /* "MPICH 4.0.2", "Open MPI 4.1.4", or "none" */
     char *gpu_name;          /* first GPU's name, or NULL */
     int cores;
 } toolchain;
+
+/* Checks GRADE_HOSTS and GRADE_HOSTFILE; NULL when they are fine (or unset),
+ * else a one-line error (a new string). */
+char *toolchain_check_hosts(void);
 
 /* Fills tc from the environment and by asking the tools (each query is a short
  * run under the runner's limits).  root is the workbook's absolute path. */

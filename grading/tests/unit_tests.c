@@ -574,6 +574,25 @@ static void test_toolchain_cuda_mpi(void)
     CU_ASSERT(has_word(&cmd, "-lm"));
     sl_free(&cmd);
 
+    /* HOSTS=a,b: MPICH's mpiexec gets -hosts (Open MPI's --host). */
+    tc.hosts = xstrdup("node1,node2");
+    task.kind = "mpi";
+    run_config cfg = { 0 };
+    char *keys[] = { "ranks", "n" }, *values[] = { "3", "7" };
+    cfg.keys = keys, cfg.values = values, cfg.nkeys = 2;
+    strlist env = { 0 };
+    launch_command(&tc, &task, &cfg, "./t", &cmd, &env);
+    CU_ASSERT_STRING_EQUAL(cmd.items[0], "mpiexec");
+    CU_ASSERT(cmd.count == 7 && strcmp(cmd.items[3], "-hosts") == 0 && strcmp(cmd.items[4], "node1,node2") == 0);
+    CU_ASSERT(has_word(&cmd, "n=7") && !has_word(&cmd, "ranks=3"));
+    sl_free(&cmd);
+    tc.mpi_is_openmpi = 1;
+    launch_command(&tc, &task, &cfg, "./t", &cmd, &env);
+    CU_ASSERT(has_word(&cmd, "--host") && has_word(&cmd, "--oversubscribe"));
+    sl_free(&cmd);
+    sl_free(&env);
+    task.kind = "cuda_mpi";
+
     /* A missing MPI is not a missing GPU: a check must not accept that SKIP. */
     tc.have_mpi = 0;
     why = toolchain_skip_reason(&tc, &task, &needs_gpu);

@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# twohost.sh -- two "hosts" on this machine, and MPI across them: room 03's
+# solutions run with one rank on each.
+#
+# Each host is a network namespace of its own (and a UTS namespace with its own
+# host name), joined to the other by a veth pair; their addresses (10.77.0.1 and
+# .2) exist only inside the namespaces.  mpiexec (MPICH's Hydra) runs inside the
+# first; where a cluster would use ssh to start its proxy on the other host, a
+# small launcher wrapper enters the other namespace instead.  UCX is forced onto
+# TCP over the veth (UCX_TLS=tcp,self, UCX_NET_DEVICES): left to itself it would
+# see one machine and quietly use shared memory.  The veth's byte counters, read
+# before and after, prove the ranks' messages crossed between the hosts.
+#
+# Needs root (namespaces) and MPICH; otherwise it says SKIP.  Deletes the
+# namespaces (and with them the veth pair) and kills anything left inside them,
+# also when a step fails.
+set -u
+cd "$(dirname "$0")/../../.."
+say() { echo "test-cluster: $*"; }
+if [ "$(id -u)" != 0 ]; then
+    say "SKIP the two-host part: needs root (network namespaces)"
+    exit 0
+fi
+if ! command -v ip >/dev/null 2>&1; then
+    say "installing iproute2"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q iproute2 >/dev/null ||
+        { apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q iproute2 >/dev/null; } ||
+        { say "could not install iproute2"; exit 1; }
+fi
+if ! mpiexec --version 2>/dev/null | grep -q HYDRA; then
+    say "SKIP the two-host part: it drives MPICH's mpiexec (Hydra); this mpiexec is another MPI"
+    exit 0
+fi
+if ! ip netns add "prtest-probe-$$" 2>/dev/null; then
+    say "SKIP the two-host part: this machine does not allow network namespaces (a container without CAP_SYS_ADMIN?)"
+    exit 0
+fi
+ip netns del "prtest-probe-$$"
+
+ns_a=prhost-a-$$ ns_b=prhost-b-$$
+addr_a=10.77.0.1 addr_b=10.77.0.2
+dev=prnet0
+dir=$(mktemp -d /tmp/pr-twohost-XXXXXX)
+cleanup() {
+    for ns in "$ns_a" "$ns_b"; do
+        pids=$(ip netns pids "$ns" 2>/dev/null)
+        [ -n "$pids" ] && kill -9 $pids 2>/dev/null
+        ip netns del "$ns" 2>/dev/null # takes its end of the veth pair with it
+    done
+    rm -rf "$dir"
+}
+trap cleanup EXIT
+
+# The two hosts and the wire between them.
+ip netns add "$ns_a" && ip netns add "$ns_b" &&
+    ip link add "pra$$" type veth peer name "prb$$" &&
+    ip link set "pra$$" netns "$ns_a" && ip link set "prb$$" netns "$ns_b" &&
+    ip -n "$ns_a" link set "pra$$" name "$dev" && ip -n "$ns_b" link set "prb$$" name "$dev" &&
+    ip -n "$ns_a" addr add "$addr_a/24" dev "$dev" && ip -n "$ns_b" addr add "$addr_b/24" dev "$dev" &&
+    ip -n "$ns_a" link set lo up && ip -n "$ns_b" link set lo up &&
+    ip -n "$ns_a" link set "$dev" up && ip -n "$ns_b" link set "$dev" up ||
+    { say "FAILED: could not set up the two namespaces and their veth pair"; exit 1; }
+say "two hosts: $addr_a (namespace $ns_a) and $addr_b (namespace $ns_b), joined by a veth pair ($dev)"
+
+# "ssh HOST COMMAND" for Hydra: the command runs in HOST's namespace, under its own host name.
+cat > "$dir/netns-ssh" <<EOF
+#!/bin/sh
+while [ \$# -gt 0 ]; do case "\$1" in -*) shift ;; *) break ;; esac; done # ssh options (-x)
+host=\$1; shift
+case "\$host" in
+    $addr_a) ns=$ns_a name=host-a ;;
+    $addr_b) ns=$ns_b name=host-b ;;
+    *) echo "netns-ssh: unknown host \$host" >&2; exit 255 ;;
+esac
+exec ip netns exec "\$ns" unshare --uts sh -c "hostname \$name; \$*"
+EOF
+chmod +x "$dir/netns-ssh"
+
+tx_bytes() { ip netns exec "$1" cat "/sys/class/net/$dev/statistics/tx_bytes"; }
+before_a=$(tx_bytes "$ns_a") before_b=$(tx_bytes "$ns_b")
+
+# Room 03's solutions, one rank on each host.  (With 3 or more ranks over the two
+# hosts, this MPICH 4.0.2 with UCX over TCP hangs now and then in MPI_Finalize after
+# the program is done: a rank stays in ucp_worker_progress while the others wait
+# for it.  It is the upstream bug behind the README's note on 3+ hosts, fixed in
+# later MPICH releases; the grader would report such a run as TIMEOUT.)
+# Each program runs with the first values of its first `runs` line in tasks.ini.
+ucx="-genv UCX_TLS tcp,self -genv UCX_NET_DEVICES $dev"
+failures=0 ran=0
+start=$SECONDS
+mkdir -p build/twohost
+for sol in solutions/03_mpi/task*.c; do
+    id=$(basename "$sol" .c)
+    exe=build/twohost/$id
+    mpicc -std=c11 -O2 -Igrading -o "$exe" "$sol" -lm || { say "FAILED: $sol does not build"; failures=$((failures + 1)); continue; }
+    args=$(awk -v t="[$id]" '$0 == t {in_task = 1; next} /^\[/ {in_task = 0}
+        in_task && $1 == "runs" {sub(/^runs *= */, ""); sub(/ *;.*/, "");
+            for (i = 1; i <= NF; i++) { split($i, kv, "="); split(kv[2], v, ","); if (kv[1] != "ranks") printf "%s=%s ", kv[1], v[1] }
+            exit}' 03_mpi/tasks.ini)
+    args=${args% }
+    out=build/twohost/$id.out
+    ip netns exec "$ns_a" unshare --uts sh -c "hostname host-a; exec timeout -k 5 60 mpiexec -launcher ssh \
+        -launcher-exec $dir/netns-ssh -iface $dev -hosts $addr_a,$addr_b -ppn 1 -n 2 $ucx $PWD/$exe $args" >"$out" 2>&1
+    rc=$?
+    ran=$((ran + 1))
+    if [ $rc -eq 0 ] && grep -q 'verdict: all results correct' "$out"; then
+        say "  03_mpi/$id on host-a and host-b ($args): $(grep -m1 -E '^result ' "$out")"
+    else
+        say "FAILED: 03_mpi/$id across the two hosts (exit $rc):"; tail -8 "$out"
+        failures=$((failures + 1))
+    fi
+done
+sent_a=$(( $(tx_bytes "$ns_a") - before_a )) sent_b=$(( $(tx_bytes "$ns_b") - before_b ))
+say "room 03's $ran solutions ran across two hosts in $((SECONDS - start)) s"
+say "bytes sent over the veth: host-a -> host-b $sent_a, host-b -> host-a $sent_b"
+# Room 03 scatters and reduces arrays of a million numbers: megabytes must have crossed.
+if [ "$sent_a" -lt 1000000 ] || [ "$sent_b" -lt 100000 ]; then
+    say "FAILED: too few bytes crossed between the hosts: the ranks did not talk over the network"
+    failures=$((failures + 1))
+fi
+# Nothing may be left inside the namespaces (the programs and Hydra's proxies have ended).
+for ns in "$ns_a" "$ns_b"; do
+    left=$(ip netns pids "$ns")
+    if [ -n "$left" ]; then
+        say "FAILED: processes left in $ns: $(ps -o pid=,args= -p $left | tr '\n' ';')"
+        failures=$((failures + 1))
+    fi
+done
+
+cleanup
+trap - EXIT
+left=$(ip netns list 2>/dev/null | grep -E "^prhost-[ab]-$$" || true)
+if [ -n "$left" ] || ip link show 2>/dev/null | grep -qE "pr[ab]$$"; then
+    say "FAILED: namespaces or veth left behind: $left"
+    failures=$((failures + 1))
+fi
+[ $failures -eq 0 ] && say "two hosts: room 03's solutions ran across them, the bytes crossed the veth, nothing left behind"
+exit $((failures > 0))
