@@ -312,8 +312,14 @@ void grade_task(const grade_context *ctx, const task_meta *task, int index, int 
             char *how = run_describe(&ref, timeout);
             rr->ran = 1;
             rr->status = ST_FAIL;
-            rr->message = xasprintf("the reference solution failed here (a bug in the workbook): %s%s%s", how,
-                                    parse_err[0] ? "; " : "", parse_err);
+            /* The one setting of the learner's own that can break a reference run. */
+            const char *aware = getenv("PR_CUDA_AWARE");
+            int forced = aware && strcmp(aware, "1") == 0 && strcmp(task->kind, "cuda_mpi") == 0;
+            rr->message = xasprintf("the reference solution failed here (%s): %s%s%s",
+                                    forced ? "PR_CUDA_AWARE=1 is set: with an MPI that is not CUDA-aware, device "
+                                             "pointers handed to MPI crash every program; unset it"
+                                           : "a bug in the workbook",
+                                    how, parse_err[0] ? "; " : "", parse_err);
             free(how);
             run_result_free(&ref);
             results_free(&expected);

@@ -30,7 +30,7 @@
  *   on a GPU:  nvcc -ccbin mpicxx -O2 -arch=native -I../grading -o task1 task1.cu
  *   anywhere:  ../grading/simcc -ccbin mpicxx -O2 -I../grading -o task1 task1.cu
  *   mpiexec -n 4 ./task1 n=10000000
- * Try PR_CUDA_AWARE=1 mpiexec -n 2 ./task1 with an MPI that is not CUDA-aware.
+ * Try PR_CUDA_AWARE=1 mpiexec -n 2 ./task1 n=1000 with an MPI that is not CUDA-aware.
  * Grade it from the top folder:  make grade TASK=05_cuda_mpi/task1
  */
 #define PR_MPI
@@ -207,8 +207,8 @@ int main(int argc, char **argv)
     const char *why;
     int aware = pr_mpi_cuda_aware(&why);
     if (rank == 0) {
-        printf("task1: sum of %ld values over %d rank%s, each on GPU %d of its node or shared\n", n,
-               size, size == 1 ? "" : "s", device);
+        printf("task1: sum of %ld values over %d rank%s (rank 0 on GPU %d)\n", n, size,
+               size == 1 ? "" : "s", device);
         printf("  CUDA-aware MPI: %s (%s)\n", aware ? "yes" : "no", why);
     }
 

@@ -24,7 +24,7 @@
  *
  * Build and run by hand, from the room's folder:
  *   on a GPU:  nvcc -ccbin mpicxx -O2 -arch=native -I../grading -o task3 task3.cu -lnccl
- *              (without NCCL installed: leave out -lnccl; the NCCL way says SKIP)
+ *              (-lnccl wherever NCCL is installed; without NCCL leave it out: NCCL says SKIP)
  *   anywhere:  ../grading/simcc -ccbin mpicxx -O2 -I../grading -o task3 task3.cu
  *   mpiexec -n 2 ./task3 m=16777216
  * Grade it from the top folder:  make grade TASK=05_cuda_mpi/task3
