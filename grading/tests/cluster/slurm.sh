@@ -112,10 +112,14 @@ submit() {
 submit room01 nonzero 'grading 5 tasks' ': 5 FAIL' -- --cpus-per-task=2 01_threads/job.slurm
 submit room02 nonzero 'grading 5 tasks' ': 5 FAIL' -- --cpus-per-task=2 02_processes/job.slurm
 submit room03 nonzero 'grading 6 tasks' ': 6 FAIL' -- --ntasks=2 --cpus-per-task=1 03_mpi/job.slurm
+submit room05 nonzero 'grading 3 tasks' ': 3 FAIL' -- --ntasks=2 --cpus-per-task=1 05_cuda_mpi/job.slurm
 # A grading job for the instructor: the solutions graded inside an allocation, where the
 # grader launches the MPI ranks with srun.
 submit solutions 0 'launched by srun' 'every task passes' -- --ntasks=2 \
     --wrap "NO_COLOR=1 grading/bin/grade --room 03 --tasks-from solutions --expect pass --json build/cluster.json --junit build/cluster.xml"
+# The same for CUDA with MPI: simulated ranks (no GPU here) started by srun.
+submit solutions05 0 'launched by srun' 'every task passes' -- --ntasks=2 \
+    --wrap "NO_COLOR=1 grading/bin/grade --room 05 --tasks-from solutions --expect pass --json build/cluster05.json --junit build/cluster05.xml"
 
 stop_all
 trap - EXIT
