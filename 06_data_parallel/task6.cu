@@ -118,7 +118,7 @@ __global__ void sum_columns(const double *G, long count, long width, double *loc
     //         G[b * width + i] for b = 0, 1, ..., count - 1, in that order,
     //         into a local double, then stores it in local[i].  (A shard may
     //         be empty: count = 0 gives 0.)
-    (void)G, (void)count, (void)width, (void)local, (void)i; /* TODO 1 */
+    (void)G, (void)count, (void)width, (void)local, (void)&i; /* TODO 1 */
 }
 
 /* Staged: grad (width doubles on the GPU) becomes the sum over all ranks of
