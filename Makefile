@@ -18,25 +18,34 @@ endif
 GRADER_CFLAGS ?= -std=c11 -O2 -g -Wall -Wextra
 GRADER_LIBS := -ljansson -linih
 CORE_SRC := grading/src/util.c grading/src/runner.c grading/src/results.c grading/src/meta.c \
-            grading/src/toolchain.c grading/src/report.c grading/src/grader.c grading/src/gen.c
+            grading/src/toolchain.c grading/src/report.c grading/src/grader.c grading/src/gen.c \
+            grading/src/progress.c
 CORE_HDR := $(wildcard grading/src/*.h)
 GRADE    := grading/bin/grade
 PRGEN    := grading/bin/prgen
 UNIT     := grading/bin/unit-tests
+CLASS_REPORT := grading/bin/class-report
 DEPS     := bash grading/deps.sh
 
 # ROOM / TASK filters for the grader.
 GRADE_FILTER := $(if $(ROOM),--room $(ROOM)) $(if $(TASK),--task $(TASK))
+# V=1: the grader prints every command it runs; GRADESCOPE=path: also Gradescope's results.json.
+GRADE_OPTS := $(if $(filter 1,$(V)),--verbose) $(if $(GRADESCOPE),--gradescope '$(GRADESCOPE)')
 
-.PHONY: all list grade test unit-test check-generated check-solutions check-tasks check-hostile check-sim check-gpu test-cluster \
-        pristine generate doctor deps hint reset grade-class bench clean help
+.PHONY: all list grade test unit-test check-generated check-solutions check-tasks check-hostile check-sim check-gpu test-cluster check-class check-class-html \
+        pristine generate doctor deps hint reset grade-class progress watch diff bench clean help
 
-all: $(GRADE) $(PRGEN)
+all: $(GRADE) $(PRGEN) $(CLASS_REPORT)
 
 $(GRADE): grading/src/main.c $(CORE_SRC) $(CORE_HDR)
 	$(Q)$(DEPS) ensure grade
 	@mkdir -p grading/bin
 	$(Q)$(CC) $(GRADER_CFLAGS) -o $@ grading/src/main.c $(CORE_SRC) $(GRADER_LIBS)
+
+$(CLASS_REPORT): grading/src/classreport.c $(CORE_SRC) $(CORE_HDR)
+	$(Q)$(DEPS) ensure grade
+	@mkdir -p grading/bin
+	$(Q)$(CC) $(GRADER_CFLAGS) -Igrading/src -o $@ grading/src/classreport.c $(CORE_SRC) $(GRADER_LIBS)
 
 $(PRGEN): grading/src/prgen.c grading/src/gen.c grading/src/gen.h
 	@mkdir -p grading/bin
@@ -50,12 +59,13 @@ $(UNIT): grading/tests/unit_tests.c $(CORE_SRC) $(CORE_HDR)
 ## grade: build and grade your tasks (ROOM=01 or TASK=01_threads/task2 to narrow it;
 ##        HOSTS=a,b or HOSTFILE=f to spread MPI ranks over machines without Slurm)
 grade: $(GRADE)
-	$(Q)$(if $(HOSTS),GRADE_HOSTS='$(HOSTS)') $(if $(HOSTFILE),GRADE_HOSTFILE='$(HOSTFILE)') $(GRADE) $(GRADE_FILTER)
+	$(Q)$(if $(HOSTS),GRADE_HOSTS='$(HOSTS)') $(if $(HOSTFILE),GRADE_HOSTFILE='$(HOSTFILE)') $(GRADE) $(GRADE_FILTER) $(GRADE_OPTS)
 
 ## test: the maintainers' checks: unit tests, generated tasks, solutions PASS, untouched tasks FAIL
 test:
 	$(Q)$(DEPS) ensure test
-	$(Q)$(MAKE) --no-print-directory unit-test check-sim check-generated check-solutions check-tasks check-hostile check-gpu
+	$(Q)$(MAKE) --no-print-directory unit-test check-sim check-generated check-solutions check-tasks check-hostile \
+	    check-class check-gpu
 	@echo "make test: all checks passed"
 
 unit-test: $(UNIT)
@@ -78,6 +88,15 @@ check-solutions: $(GRADE)
 check-tasks: $(GRADE) pristine
 	$(Q)$(GRADE) --tasks-from build/pristine --expect fail --werror $(GRADE_FILTER) \
 	    --json build/check-tasks.json --junit build/check-tasks.xml
+
+## check-class: class grading: the CSV/HTML report on known reports, then a synthetic class graded end to end
+check-class: $(GRADE) $(CLASS_REPORT)
+	$(Q)bash grading/tests/check-class-report.sh
+	$(Q)bash grading/tests/check-class.sh
+
+## check-class-html: (not in make test) renders the class summary in headless Chromium: build/class-summary.png
+check-class-html: $(GRADE) $(CLASS_REPORT)
+	$(Q)bash grading/tests/check-class-html.sh
 
 ## check-hostile: broken tasks (hang, crash, flood, leftovers, ...) get the right status, nothing left running
 check-hostile: $(GRADE)
@@ -117,7 +136,7 @@ deps:
 
 ## hint: make hint TASK=01_threads/task2
 hint: $(GRADE)
-	$(Q)if [ -z "$(TASK)" ]; then echo "usage: make hint TASK=01_threads/task2 (make grade-list shows them)" >&2; exit 2; fi
+	$(Q)if [ -z "$(TASK)" ]; then echo "usage: make hint TASK=01_threads/task2 (make list shows them)" >&2; exit 2; fi
 	$(Q)$(GRADE) --hint $(TASK)
 
 ## reset: make reset TASK=01_threads/task2 restores the untouched task, keeping yours as a backup
@@ -128,7 +147,25 @@ reset: $(PRGEN)
 list: $(GRADE)
 	$(Q)$(GRADE) --list
 
-grade-class bench:
+## grade-class: make grade-class SUBMISSIONS=folder [JOBS=n] [ROOM=..]: grade every student's checkout
+##               (folder, .tar.gz or .zip) in a clean tree: class.csv, summary.html under build/class
+grade-class: $(GRADE) $(CLASS_REPORT)
+	$(Q)$(DEPS) ensure class
+	$(Q)ROOM="$(ROOM)" TASK="$(TASK)" JOBS="$(JOBS)" bash grading/grade-class.sh "$(SUBMISSIONS)"
+
+## progress: your rooms escaped, tasks passed and the next task (from your grading runs)
+progress: $(GRADE)
+	$(Q)$(GRADE) --progress
+
+## watch: make watch TASK=01_threads/task2 grades the task again every time you save it (Ctrl-C stops)
+watch: $(GRADE)
+	$(Q)bash grading/watch.sh "$(TASK)"
+
+## diff: make diff TASK=01_threads/task2 shows your changes against the untouched task
+diff: $(PRGEN)
+	$(Q)bash grading/diff.sh "$(TASK)"
+
+bench:
 	@echo "make $@: not part of this version yet (see the README's roadmap)." >&2; exit 2
 
 ## clean: remove build outputs (never your task files or backups)

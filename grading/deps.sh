@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # deps.sh -- what the workbook needs, and installing it.
 #
-#   deps.sh ensure grade|test   check what that job needs; when something is missing,
+#   deps.sh ensure grade|test|class   check what that job needs; when something is missing,
 #                               install it (Debian/Ubuntu, as root) or print what to
 #                               install and exit 1
 #   deps.sh install all         install everything the rooms can use (root), or print it
@@ -48,8 +48,15 @@ check_test() {
         can_link CUnit/Basic.h -lcunit || need libcunit1-dev "CUnit (the grader's unit tests)"
     fi
     command -v g++ >/dev/null 2>&1 || need g++ "g++ (the CUDA CPU simulator compiles CUDA as C++)"
+    command -v unzip >/dev/null 2>&1 || need unzip "unzip (class grading reads .zip submissions)"
+    command -v zip >/dev/null 2>&1 || need zip "zip (the class-grading test makes a .zip submission)"
     # The maintainers' checks grade the MPI rooms too: a SKIP there would check nothing.
     { command -v mpicc && command -v mpiexec; } >/dev/null 2>&1 || need "mpich libmpich-dev" "MPI (MPICH: mpicc, mpiexec) for the MPI rooms"
+}
+
+check_class() {
+    check_grade
+    command -v unzip >/dev/null 2>&1 || need unzip "unzip (class grading reads .zip submissions)"
 }
 
 check_all() {
@@ -59,8 +66,9 @@ check_all() {
 case "$job" in
     grade) check_grade ;;
     test) check_test ;;
+    class) check_class ;;
     all) check_all ;;
-    *) echo "deps.sh: unknown job '$job' (grade, test or all)" >&2; exit 2 ;;
+    *) echo "deps.sh: unknown job '$job' (grade, test, class or all)" >&2; exit 2 ;;
 esac
 
 [ ${#missing_pkgs[@]} -eq 0 ] && { [ "$action" = install ] && echo "deps: everything is installed"; exit 0; }

@@ -5,7 +5,7 @@ list_solutions() {
     local f
     for f in solutions/[0-9][0-9]_*/task*.c solutions/[0-9][0-9]_*/task*.cu; do
         [ -e "$f" ] && echo "$f"
-    done
+    done | LC_ALL=C sort
 }
 
 # Resolves "01_threads/task2", "01/task2" or "01_threads/task2.c" to the task's

@@ -8,12 +8,32 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define BUILD_TIMEOUT 120.0
 #define BUILD_OUTPUT_CAP (256 * 1024)
 #define ERROR_LINES 20
 
 /* Runs cmd in a fresh scratch folder (removed afterwards). */
+/* make V=1: the command, as one could paste it into a shell (environment first). */
+static void show_command(const grade_context *ctx, const strlist *cmd, const strlist *env)
+{
+    if (!ctx->verbose)
+        return;
+    printf("    $");
+    for (int i = 0; env && i < env->count; i++)
+        printf(" %s", env->items[i]);
+    for (int i = 0; i < cmd->count; i++) {
+        const char *w = cmd->items[i];
+        int plain = w[0] && strspn(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=./,:+@%") ==
+                                 strlen(w);
+        printf(plain ? " %s" : " '%s'", w);
+    }
+    printf("\n");
+    fflush(stdout);
+}
+
 static void run_in_scratch(strlist *cmd, strlist *env, double timeout, size_t cap, run_result *res)
 {
     const char *tmp = getenv("TMPDIR");
@@ -47,6 +67,7 @@ static char *build(const grade_context *ctx, const task_meta *task, const char *
     free(dir);
     strlist cmd = { 0 };
     build_command(ctx->tc, task, source, exe, &cmd);
+    show_command(ctx, &cmd, NULL);
     run_result res;
     run_in_scratch(&cmd, NULL, BUILD_TIMEOUT * ctx->timeout_scale, BUILD_OUTPUT_CAP, &res);
     char *failure = NULL;
@@ -65,6 +86,35 @@ static char *build(const grade_context *ctx, const task_meta *task, const char *
     }
     run_result_free(&res);
     sl_free(&cmd);
+    return failure;
+}
+
+/* 1 when exe exists and is newer than every file it is made from. */
+static int up_to_date(const grade_context *ctx, const char *exe, const char *source)
+{
+    struct stat e, s, h;
+    char *header = xasprintf("%s/pr.h", ctx->tc->include_dir);
+    int fresh = stat(exe, &e) == 0 && stat(source, &s) == 0 && stat(header, &h) == 0 &&
+                e.st_mtime > s.st_mtime && e.st_mtime > h.st_mtime;
+    free(header);
+    return fresh;
+}
+
+/* The reference executable: built as usual, or (ctx->reuse_refs) kept when up to
+ * date.  Built under a temporary name and renamed, so that graders running side
+ * by side (class grading) never run a half-written one. */
+static char *build_reference(const grade_context *ctx, const task_meta *task, const char *source,
+                             const char *exe, int *not_simulated)
+{
+    *not_simulated = 0;
+    if (ctx->reuse_refs && up_to_date(ctx, exe, source))
+        return NULL;
+    char *tmp = xasprintf("%s.%ld.tmp", exe, (long)getpid());
+    char *failure = build(ctx, task, source, tmp, not_simulated);
+    if (!failure && rename(tmp, exe) != 0)
+        failure = xasprintf("cannot rename %s to %s", tmp, exe);
+    unlink(tmp);
+    free(tmp);
     return failure;
 }
 
@@ -247,10 +297,11 @@ void grade_task(const grade_context *ctx, const task_meta *task, int index, int 
     }
     char *ref_src = xasprintf("%s/solutions/%s/%s", ctx->root, task->room, task->source);
     char *task_src = xasprintf("%s/%s/%s", ctx->tasks_from, task->room, task->source);
-    char *ref_exe = xasprintf("%s/bin/ref/%s", ctx->build_dir, task->id);
+    char *ref_exe = ctx->ref_dir ? xasprintf("%s/%s", ctx->ref_dir, task->id)
+                                 : xasprintf("%s/bin/ref/%s", ctx->build_dir, task->id);
     char *task_exe = xasprintf("%s/bin/task/%s", ctx->build_dir, task->id);
     int not_simulated = 0;
-    char *failure = build(ctx, task, ref_src, ref_exe, &not_simulated);
+    char *failure = build_reference(ctx, task, ref_src, ref_exe, &not_simulated);
     if (failure && not_simulated) {
         /* The reference needs what the simulator lacks (cuBLAS, NCCL, ...): nothing can run here. */
         tr->status = ST_SKIP;
@@ -300,6 +351,7 @@ void grade_task(const grade_context *ctx, const task_meta *task, int index, int 
         /* The reference first: its result lines are what the task must print. */
         strlist cmd = { 0 }, env = { 0 };
         launch_command(ctx->tc, task, cfg, ref_exe, &cmd, &env);
+        show_command(ctx, &cmd, &env);
         run_result ref;
         run_in_scratch(&cmd, &env, timeout, ctx->output_cap, &ref);
         sl_free(&cmd);
@@ -330,6 +382,7 @@ void grade_task(const grade_context *ctx, const task_meta *task, int index, int 
         run_result_free(&ref);
 
         launch_command(ctx->tc, task, cfg, task_exe, &cmd, &env);
+        show_command(ctx, &cmd, &env);
         run_result res;
         run_in_scratch(&cmd, &env, timeout, ctx->output_cap, &res);
         rr->ran = res.outcome != RUN_INTERRUPTED;

@@ -17,6 +17,10 @@ typedef struct {
     double timeout_scale;    /* GRADE_TIMEOUT_SCALE */
     size_t output_cap;       /* bytes of output kept per run */
     int stop_after_timeout;  /* skip a task's remaining runs after a TIMEOUT */
+    const char *ref_dir;     /* where reference executables go (NULL: build_dir/bin/ref) */
+    int reuse_refs;          /* keep a reference executable newer than its source and pr.h
+                              * (class grading: many students, one set of references) */
+    int verbose;             /* print every command the grader runs (make V=1) */
 } grade_context;
 
 /* Grades one task into tr (index/total are for the progress display). */

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include "grader.h"
 #include "meta.h"
+#include "progress.h"
 #include "report.h"
 #include "runner.h"
 #include "toolchain.h"
@@ -34,6 +35,12 @@ static void usage(FILE *f)
           "  --list               list rooms and tasks, and exit\n"
           "  --hint TASK          print a task's hint, and exit\n"
           "  --quiet              no progress lines\n"
+          "  --verbose            print every command the grader runs (make V=1)\n"
+          "  --gradescope FILE    also write Gradescope's results.json\n"
+          "  --progress           print the record of your grading runs (make progress), and exit\n"
+          "  --build-dir DIR      executables and logs go under DIR (default ROOT/build)\n"
+          "  --ref-dir DIR        reference executables go under DIR and are kept while up to date\n"
+          "                       (class grading: graders side by side share one set)\n"
           "environment: GRADE_TIMEOUT_SCALE (multiplies every timeout), GRADE_OUTPUT_LIMIT (bytes kept\n"
           "  per run), CC, MPICC, MPICXX, MPIEXEC, MPIEXEC_FLAGS, NVCC, CUDA_ARCH, GRADE_CFLAGS, NO_COLOR,\n"
           "  GRADE_HOSTS=a,b or GRADE_HOSTFILE=f (mpiexec's ranks on other machines)\n",
@@ -104,8 +111,9 @@ int main(int argc, char **argv)
 {
     const char *room_filter = NULL, *task_filter = NULL, *tasks_from = NULL, *expect = NULL;
     const char *json_path = "build/grade-report.json", *junit_path = "build/grade-report.xml";
-    const char *root_arg = ".", *hint_task = NULL;
-    int werror = 0, list_only = 0, quiet = 0;
+    const char *root_arg = ".", *hint_task = NULL, *build_arg = NULL, *ref_dir_arg = NULL;
+    const char *gradescope_path = NULL;
+    int werror = 0, list_only = 0, quiet = 0, verbose = 0, show_progress = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int has_value = i + 1 < argc;
@@ -124,6 +132,9 @@ int main(int argc, char **argv)
         VALUE_OPTION("--junit", junit_path)
         VALUE_OPTION("--root", root_arg)
         VALUE_OPTION("--hint", hint_task)
+        VALUE_OPTION("--build-dir", build_arg)
+        VALUE_OPTION("--ref-dir", ref_dir_arg)
+        VALUE_OPTION("--gradescope", gradescope_path)
 #undef VALUE_OPTION
         if (strcmp(a, "--werror") == 0)
             werror = 1;
@@ -131,6 +142,10 @@ int main(int argc, char **argv)
             list_only = 1;
         else if (strcmp(a, "--quiet") == 0)
             quiet = 1;
+        else if (strcmp(a, "--verbose") == 0)
+            verbose = 1;
+        else if (strcmp(a, "--progress") == 0)
+            show_progress = 1;
         else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             usage(stdout);
             return 0;
@@ -178,6 +193,13 @@ int main(int argc, char **argv)
         list_workbook(stdout, &wb);
         return 0;
     }
+    if (show_progress) {
+        char *path = xasprintf("%s/build/progress.json", root);
+        int rc = progress_print(&wb, path);
+        free(path);
+        workbook_free(&wb);
+        return rc;
+    }
 
     /* Select the tasks. */
     const task_meta **selected = NULL;
@@ -211,8 +233,20 @@ int main(int argc, char **argv)
     char tasks_root[PATH_MAX];
     if (!realpath(tasks_from ? tasks_from : root, tasks_root))
         return usage_error("--tasks-from %s: no such folder", tasks_from);
-    char *build_dir = xasprintf("%s/build", root);
+    char *build_dir = build_arg ? xstrdup(build_arg) : xasprintf("%s/build", root);
     make_dirs(build_dir);
+    char *ref_dir = NULL;
+    if (ref_dir_arg) {
+        make_dirs(ref_dir_arg);
+        ref_dir = realpath(ref_dir_arg, NULL);
+        if (!ref_dir)
+            return usage_error("--ref-dir %s: cannot create it", ref_dir_arg);
+    }
+    char *abs_build = realpath(build_dir, NULL);
+    if (!abs_build)
+        return usage_error("--build-dir %s: cannot create it", build_dir);
+    free(build_dir);
+    build_dir = abs_build;
     if (runner_init() != 0)
         fprintf(stderr, "grade: warning: could not become a child subreaper; detached leftovers may escape\n");
 
@@ -220,7 +254,7 @@ int main(int argc, char **argv)
     toolchain_detect(&tc, root);
     tc.werror = werror;
     term_init(quiet);
-    grade_context ctx = { root, tasks_root, build_dir, &tc, scale, output_cap, 1 };
+    grade_context ctx = { root, tasks_root, build_dir, &tc, scale, output_cap, 1, ref_dir, ref_dir != NULL, verbose };
     grade_report rep = { xmalloc((size_t)nselected * sizeof(task_report)), 0, 0, &tc };
     double start = now_seconds();
     if (!quiet)
@@ -236,6 +270,15 @@ int main(int argc, char **argv)
         fprintf(stderr, "grade: could not write %s\n", json_path);
     if (report_write_junit(&rep, junit_path) != 0)
         fprintf(stderr, "grade: could not write %s\n", junit_path);
+    if (gradescope_path && report_write_gradescope(&rep, gradescope_path) != 0)
+        fprintf(stderr, "grade: could not write %s\n", gradescope_path);
+    if (!expect && strcmp(tasks_root, root) == 0 && !build_arg) {
+        /* The learner's own tasks: remembered for make progress. */
+        char *path = xasprintf("%s/progress.json", build_dir);
+        if (progress_record(&rep, path) != 0)
+            fprintf(stderr, "grade: could not write %s\n", path);
+        free(path);
+    }
 
     int exit_code = 0, gpu_skips = 0;
     for (int i = 0; i < rep.ntasks; i++) {
@@ -283,6 +326,7 @@ int main(int argc, char **argv)
     free(rep.tasks);
     free(selected);
     free(build_dir);
+    free(ref_dir);
     toolchain_free(&tc);
     workbook_free(&wb);
     return exit_code;

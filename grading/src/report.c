@@ -243,6 +243,50 @@ int report_write_json(const grade_report *rep, const char *path)
     return rc;
 }
 
+/* ---- Gradescope ------------------------------------------------------------------ */
+
+/* The text a student sees under a task on Gradescope: status, message, hint. */
+static char *gradescope_output(const task_report *tr)
+{
+    char *text = xasprintf("%s%s%s", status_name(tr->status), tr->message ? ": " : "",
+                           tr->message ? tr->message : "");
+    if (tr->status != ST_PASS && tr->status != ST_SKIP && tr->meta->hint) {
+        char *with = xasprintf("%s\nhint: %s", text, tr->meta->hint);
+        free(text);
+        text = with;
+    }
+    return text;
+}
+
+int report_write_gradescope(const grade_report *rep, const char *path)
+{
+    json_t *tests = json_array();
+    int score = 0, max_score = 0;
+    for (int i = 0; i < rep->ntasks; i++) {
+        const task_report *tr = &rep->tasks[i];
+        int worth = tr->status == ST_SKIP ? 0 : 1, got = tr->status == ST_PASS;
+        score += got;
+        max_score += worth;
+        char *name = xasprintf("%s: %s", tr->meta->id, tr->meta->title);
+        char *output = gradescope_output(tr);
+        json_t *test = json_pack("{s:s, s:i, s:i, s:s, s:s, s:s}", "name", name, "score", got, "max_score",
+                                 worth, "status", got || !worth ? "passed" : "failed", "output", output,
+                                 "visibility", "visible");
+        json_array_append_new(tests, test);
+        free(name);
+        free(output);
+    }
+    char *summary = xasprintf("%d of %d tasks pass (graded on %s; GPU: %s)", score, max_score,
+                              rep->tc->mpi_version, rep->tc->have_gpu ? rep->tc->gpu_name : "none, CUDA simulated");
+    json_t *root = json_pack("{s:i, s:i, s:I, s:s, s:s, s:o}", "score", score, "max_score", max_score,
+                             "execution_time", (json_int_t)(rep->seconds + 0.5), "output", summary, "stdout_visibility", "visible",
+                             "tests", tests);
+    free(summary);
+    int rc = json_dump_file(root, path, JSON_INDENT(2)) == 0 ? 0 : -1;
+    json_decref(root);
+    return rc;
+}
+
 /* ---- JUnit XML --------------------------------------------------------------------- */
 
 static void xml_escaped(FILE *f, const char *s)

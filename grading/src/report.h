@@ -50,5 +50,8 @@ void term_summary(const grade_report *rep, const workbook *wb, const char *json_
 void report_counts(const grade_report *rep, int counts[ST_COUNT]);
 int report_write_json(const grade_report *rep, const char *path);
 int report_write_junit(const grade_report *rep, const char *path);
+/* Gradescope's autograder results.json: one test per task, 1 point for a PASS;
+ * a task SKIPPED for want of a GPU is worth 0 of 0 (not the student's doing). */
+int report_write_gradescope(const grade_report *rep, const char *path);
 
 #endif

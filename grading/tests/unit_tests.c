@@ -11,7 +11,11 @@
 #include "meta.h"
 #include "results.h"
 #include "runner.h"
+#include "progress.h"
+#include "report.h"
 #include "toolchain.h"
+
+#include <jansson.h>
 #include "util.h"
 
 #include <CUnit/Basic.h>
@@ -602,6 +606,50 @@ static void test_toolchain_cuda_mpi(void)
     toolchain_free(&tc);
 }
 
+/* Gradescope's file and the progress record, from a report of two tasks. */
+static void test_gradescope_and_progress(void)
+{
+    task_meta metas[3];
+    memset(metas, 0, sizeof metas);
+    char *ids[] = { "01_x/task1", "01_x/task2", "04_y/task1" }, *kinds[] = { "c", "c", "cuda" };
+    grade_status statuses[] = { ST_PASS, ST_FAIL, ST_SKIP };
+    task_report trs[3];
+    memset(trs, 0, sizeof trs);
+    for (int i = 0; i < 3; i++) {
+        metas[i].id = ids[i], metas[i].title = "a task", metas[i].kind = kinds[i], metas[i].hint = "a hint";
+        trs[i].meta = &metas[i], trs[i].status = statuses[i];
+    }
+    toolchain tc;
+    fake_toolchain(&tc, 0);
+    grade_report rep = { trs, 3, 2.4, &tc };
+    char *path = write_temp("");
+    CU_ASSERT_EQUAL_FATAL(report_write_gradescope(&rep, path), 0);
+    json_t *gs = json_load_file(path, 0, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(gs);
+    CU_ASSERT_EQUAL(json_integer_value(json_object_get(gs, "score")), 1);
+    CU_ASSERT_EQUAL(json_integer_value(json_object_get(gs, "max_score")), 2); /* the SKIP is worth 0 */
+    json_t *second = json_array_get(json_object_get(gs, "tests"), 1);
+    CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(second, "status")), "failed");
+    CU_ASSERT_PTR_NOT_NULL(strstr(json_string_value(json_object_get(second, "output")), "hint: a hint"));
+    json_decref(gs);
+
+    /* Two runs: the second grades task2 only; the record keeps task1's PASS. */
+    unlink(path);
+    CU_ASSERT_EQUAL_FATAL(progress_record(&rep, path), 0);
+    trs[1].status = ST_PASS;
+    grade_report second_run = { &trs[1], 1, 1.0, &tc };
+    CU_ASSERT_EQUAL_FATAL(progress_record(&second_run, path), 0);
+    json_t *progress = json_load_file(path, 0, NULL);
+    json_t *tasks = json_object_get(progress, "tasks");
+    CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(json_object_get(tasks, "01_x/task1"), "status")), "PASS");
+    CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(json_object_get(tasks, "01_x/task2"), "status")), "PASS");
+    CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(json_object_get(tasks, "04_y/task1"), "status")), "SKIP");
+    json_decref(progress);
+    unlink(path);
+    free(path);
+    toolchain_free(&tc);
+}
+
 int main(void)
 {
     if (runner_init() != 0) {
@@ -640,6 +688,7 @@ int main(void)
         { "grader", "judging a run", test_judge_run },
         { "grader", "a rank's signal from the MPI launcher", test_launcher_signal },
         { "toolchain", "CUDA + MPI: simulated or native, libraries, skips", test_toolchain_cuda_mpi },
+        { "report", "Gradescope's results.json and the progress record", test_gradescope_and_progress },
     };
     CU_pSuite suite = NULL;
     const char *current = NULL;

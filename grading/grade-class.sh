@@ -1,0 +1,202 @@
+#!/usr/bin/env bash
+# grade-class.sh SUBMISSIONS -- grades a whole class (make grade-class).
+#
+# Every entry of SUBMISSIONS is one student's checkout of the workbook: a folder,
+# a .tar.gz/.tgz or a .zip.  Of each, only the task files (NN_room/taskK.c or .cu,
+# regular files, at most 1 MiB) are copied into a fresh folder; everything else
+# the student changed -- the Makefile, the grader, tasks.ini, the solutions -- is
+# never read.  Each student is then graded by this workbook's own grader, with
+# its usual isolation and timeouts, against this workbook's solutions.  Students
+# are graded side by side (JOBS at a time), sharing one set of reference builds.
+#
+# Environment: JOBS (default: half the cores, at least 1), ROOM / TASK (grade
+# only those), CLASS_OUT (default build/class), GRADE_TIMEOUT_SCALE as usual.
+# Output under CLASS_OUT: students/NAME/{grade-report.json, grade-report.xml,
+# grade.log} or students/NAME/error.txt, class.csv and summary.html.
+#
+# Not a security sandbox: a submission's programs run as the user running this.
+# Grade a class as an unprivileged user, in a container or VM (README).
+set -u
+cd "$(dirname "$0")/.."
+root=$PWD
+. grading/lib.sh
+
+die() { echo "grade-class: $*" >&2; exit 2; }
+subs=${1:-}
+[ -n "$subs" ] || die "usage: make grade-class SUBMISSIONS=folder (one folder, .tar.gz or .zip per student)"
+[ -d "$subs" ] || die "SUBMISSIONS=$subs: no such folder"
+subs=$(cd "$subs" && pwd)
+cores=$(nproc 2>/dev/null || echo 1)
+jobs=${JOBS:-$(( cores / 2 > 0 ? cores / 2 : 1 ))}
+[[ "$jobs" =~ ^[1-9][0-9]*$ ]] && [ "$jobs" -le 64 ] || die "JOBS=$jobs: a number of students graded at once, from 1 to 64"
+out=${CLASS_OUT:-build/class}
+filter=()
+[ -n "${ROOM:-}" ] && filter+=(--room "$ROOM")
+[ -n "${TASK:-}" ] && filter+=(--task "$TASK")
+# A bad ROOM or TASK: one line and what exists, before any work.
+if [ -n "${ROOM:-}" ] && [ ! -f "$ROOM/tasks.ini" ] && ! compgen -G "${ROOM}_*/tasks.ini" >/dev/null; then
+    echo "grade-class: no room '$ROOM'. These exist: $(ls -d [0-9][0-9]_*/ | tr -d / | tr '\n' ' ')" >&2
+    exit 2
+fi
+[ -z "${TASK:-}" ] || resolve_task "$TASK" >/dev/null || exit 2
+
+# The workbook's task files, as NN_room/taskK.ext.
+mapfile -t task_files < <(list_solutions | sed 's|^solutions/||')
+[ ${#task_files[@]} -gt 0 ] || die "this workbook has no solutions/NN_room/taskK files"
+
+mapfile -t entries < <(find "$subs" -mindepth 1 -maxdepth 1 \( -type d -o -type f -o -type l \) | LC_ALL=C sort)
+[ ${#entries[@]} -gt 0 ] || die "SUBMISSIONS=$subs is empty: put one folder, .tar.gz or .zip per student in it"
+
+rm -rf "$out/students" "$out/class.csv" "$out/summary.html"
+mkdir -p "$out/students" "$out/ref" || die "cannot write to $out"
+out=$(cd "$out" && pwd)
+
+# A folder name for each student: the entry's name without its archive suffix,
+# with anything but letters, digits, '.', '_' and '-' made '_', made unique.
+declare -A taken=()
+student_name() { # sets REPLY (no subshell: taken[] must remember)
+    local base name n=2
+    base=$(basename "$1")
+    base=${base%.tar.gz}; base=${base%.tgz}; base=${base%.zip}
+    base=$(printf '%s' "$base" | tr -c 'A-Za-z0-9._-' '_')
+    [ -n "$base" ] && [ "$base" != . ] && [ "$base" != .. ] || base=student
+    name=$base
+    while [ -n "${taken[$name]:-}" ]; do name=$base-$n; n=$((n + 1)); done
+    taken[$name]=1
+    REPLY=$name
+}
+
+# Unpacks or points at entry $1 under $2/src; echoes the folder to search, or
+# writes error.txt into $2 and fails.
+unpack() {
+    local entry=$1 dir=$2 msg
+    mkdir -p "$dir/src"
+    if [ -L "$entry" ]; then
+        echo "not a folder or archive (a symbolic link)" > "$dir/error.txt"; return 1
+    elif [ -d "$entry" ]; then
+        if [ ! -r "$entry" ] || [ ! -x "$entry" ]; then echo "unreadable folder" > "$dir/error.txt"; return 1; fi
+        echo "$entry"; return 0
+    fi
+    case "$entry" in
+        *.tar.gz|*.tgz)
+            # GNU tar strips leading / and ../ from member names and makes symbolic
+            # links last, so an archive cannot write outside src/.
+            msg=$(timeout 120 tar -xzf "$entry" -C "$dir/src" --no-same-owner --no-same-permissions 2>&1) ||
+                { echo "unreadable archive: $(grep -m1 . <<<"$msg")" > "$dir/error.txt"; return 1; } ;;
+        *.zip)
+            command -v unzip >/dev/null 2>&1 || { echo "cannot read .zip: unzip is not installed (make deps)" > "$dir/error.txt"; return 1; }
+            msg=$(timeout 120 unzip -qq -o "$entry" -d "$dir/src" 2>&1) ||
+                { echo "unreadable archive: $(grep -m1 . <<<"$msg")" > "$dir/error.txt"; return 1; } ;;
+        *)
+            echo "not a folder, .tar.gz or .zip" > "$dir/error.txt"; return 1 ;;
+    esac
+    echo "$dir/src"
+}
+
+# Copies the task files of the checkout found under $1 into $2; fails (with
+# error.txt in $3) when there are none.  The checkout's top is the shallowest
+# folder holding some NN_room/taskK file (archives often wrap it in one folder).
+collect_tasks() {
+    local src=$1 tree=$2 dir=$3 rel best="" best_depth=999 hit depth top copied=0
+    if [ -z "$(find "$src" -mindepth 1 -print -quit 2>/dev/null)" ]; then
+        echo "empty submission" > "$dir/error.txt"; return 1
+    fi
+    for rel in "${task_files[@]}"; do
+        hit=$(find "$src" -type f -path "*/$rel" -printf '%d %p\n' 2>/dev/null | sort -n | head -n1)
+        [ -n "$hit" ] || continue
+        depth=${hit%% *}
+        if [ "$depth" -lt "$best_depth" ]; then best_depth=$depth best=${hit#* }; best=${best%/$rel}; fi
+    done
+    if [ -z "$best" ]; then
+        echo "not a workbook: none of its files is a task (NN_room/taskK.c or .cu)" > "$dir/error.txt"; return 1
+    fi
+    top=$best
+    for rel in "${task_files[@]}"; do
+        [ -f "$top/$rel" ] && [ ! -L "$top/$rel" ] || continue
+        if [ "$(stat -c %s "$top/$rel")" -gt 1048576 ]; then
+            echo "$rel: larger than 1 MiB, not graded" >> "$dir/notes.txt"; continue
+        fi
+        mkdir -p "$tree/$(dirname "$rel")"
+        cp "$top/$rel" "$tree/$rel" && copied=$((copied + 1))
+    done
+    echo "$copied" > "$dir/tasks-found"
+    return 0
+}
+
+# Grades one student into $out/students/NAME; always leaves a `done` file.
+grade_student() {
+    local entry=$1 name=$2 dir=$out/students/$2 src start=$SECONDS rc
+    mkdir -p "$dir"
+    if src=$(unpack "$entry" "$dir") && collect_tasks "$src" "$dir/tree" "$dir"; then
+        rm -rf "$dir/src" # only the copied task files are kept
+        grading/bin/grade --root "$root" --tasks-from "$dir/tree" --build-dir "$dir/build" \
+            --ref-dir "$out/ref" --json "$dir/grade-report.json" --junit "$dir/grade-report.xml" \
+            --quiet "${filter[@]}" > "$dir/grade.log" 2>&1
+        rc=$?
+        rm -rf "$dir/build/bin" # executables: large, and not needed any more
+        if [ $rc -ne 0 ] && [ $rc -ne 1 ] && [ ! -s "$dir/grade-report.json" ]; then
+            echo "grading did not finish (grader exit $rc): see grade.log" > "$dir/error.txt"
+        fi
+    else
+        rm -rf "$dir/src"
+    fi
+    echo $((SECONDS - start)) > "$dir/done"
+}
+
+# One line per finished student, with the class's ETA.
+finished=0 total=${#entries[@]} started_at=$SECONDS
+declare -A reported=()
+report_finished() {
+    local dir name line secs elapsed eta
+    for dir in "$out"/students/*/; do
+        name=$(basename "$dir")
+        [ -e "$dir/done" ] && [ -z "${reported[$name]:-}" ] || continue
+        reported[$name]=1
+        finished=$((finished + 1))
+        secs=$(cat "$dir/done")
+        if [ -e "$dir/error.txt" ]; then
+            line="ERROR: $(cat "$dir/error.txt")"
+        else
+            line=$(grep -E '^[0-9]+ tasks? in' "$dir/grade.log" | tail -n1)
+            line=${line:-"no summary (see $dir/grade.log)"}
+        fi
+        elapsed=$((SECONDS - started_at))
+        eta=$(( finished < total ? elapsed * (total - finished) / finished : 0 ))
+        printf '[%d/%d] %-20s %s (%d s)   elapsed %d s, ETA %d s\n' "$finished" "$total" "$name" "$line" "$secs" "$elapsed" "$eta"
+    done
+}
+
+cleanup_children() {
+    echo "grade-class: interrupted: stopping the graders" >&2
+    kill -INT $(jobs -p) 2>/dev/null
+    wait
+    exit 130
+}
+trap cleanup_children INT TERM
+
+echo "grade-class: ${#entries[@]} submissions from $subs, $jobs at a time (${#filter[@]} filters: ${filter[*]:-none}); results in $out"
+running=0
+for entry in "${entries[@]}"; do
+    student_name "$entry"
+    name=$REPLY
+    grade_student "$entry" "$name" &
+    running=$((running + 1))
+    if [ $running -ge "$jobs" ]; then
+        wait -n
+        running=$((running - 1))
+        report_finished
+    fi
+done
+while [ $running -gt 0 ]; do
+    wait -n
+    running=$((running - 1))
+    report_finished
+done
+report_finished
+
+grading/bin/class-report --root "$root" --students "$out/students" --csv "$out/class.csv" \
+    --html "$out/summary.html" || exit 1
+echo "grade-class: $total students in $((SECONDS - started_at)) s"
+echo "  class table:  $out/class.csv"
+echo "  summary:      $out/summary.html (open it in a browser)"
+echo "  per student:  $out/students/NAME/grade-report.json, grade.log"

@@ -1,0 +1,21 @@
+/* progress.h -- the learner's progress across grading runs (make progress).
+ *
+ * Each `make grade` of the learner's own tasks (not a maintainer's check, not
+ * another folder's tasks) records every graded task's status and time in
+ * build/progress.json ({"schema": "parallel-rooms/progress/1", "tasks": {id:
+ * {"status", "when"}}}), so that grading one task at a time still adds up to
+ * the whole picture. */
+#ifndef PR_PROGRESS_H
+#define PR_PROGRESS_H
+
+#include "meta.h"
+#include "report.h"
+
+/* Merges the statuses of rep into the progress file at path (created if missing). */
+int progress_record(const grade_report *rep, const char *path);
+
+/* Prints rooms escaped, tasks passed and the next task to do; returns 0, or 2
+ * with a message when the file is unreadable. */
+int progress_print(const workbook *wb, const char *path);
+
+#endif

@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# check-class.sh -- make grade-class on a class of synthetic submissions (room 01
+# only, to stay quick): solved, untouched, half done, broken, hostile, one that
+# rewrites the grader, the Makefile, tasks.ini and the solutions to pass
+# everything, and submissions that cannot be graded at all.  Checks every
+# student's status per task, that the CSV agrees with each student's JSON report,
+# that tampering changed nothing, and that nothing is left running.
+set -u
+cd "$(dirname "$0")/../.."
+root=$PWD
+work=$(mktemp -d /tmp/pr-class-XXXXXX)
+trap 'rm -rf "$work"' EXIT
+failures=0
+fail() { echo "check-class: FAILED: $*"; failures=$((failures + 1)); }
+
+make --no-print-directory pristine >/dev/null || { echo "check-class: make pristine failed"; exit 1; }
+subs=$work/submissions
+mkdir -p "$subs"
+tasks=(task1 task2 task3 task4 task5)
+# checkout DIR [solved task names...]: room 01 untouched, with the named tasks solved.
+checkout() {
+    local dir=$1 t; shift
+    mkdir -p "$dir/01_threads"
+    cp build/pristine/01_threads/task*.c "$dir/01_threads/"
+    for t in "$@"; do cp "solutions/01_threads/$t.c" "$dir/01_threads/"; done
+    echo "# a student's checkout" > "$dir/README.md"
+}
+
+checkout "$subs/solved" "${tasks[@]}"
+checkout "$work/untouched/parallel-rooms"           # wrapped in one folder, as archives often are
+tar -czf "$subs/untouched.tar.gz" -C "$work/untouched" parallel-rooms
+checkout "$work/half" task1 task2
+(cd "$work/half" && zip -qr "$subs/half done.zip" .) # a space in the name, too
+checkout "$subs/broken" task3 task4 task5
+printf 'int main(void) { return 0 }\n' > "$subs/broken/01_threads/task1.c"                        # does not compile
+printf '#include <stddef.h>\nint main(void) { volatile int *p = NULL; return *p; }\n' > "$subs/broken/01_threads/task2.c"
+checkout "$subs/hostile" task3 task4 task5
+cat > "$subs/hostile/01_threads/task1.c" <<'EOF'
+#include <stdio.h>
+int main(void) { for (;;) fputs("flood flood flood flood flood flood flood flood\n", stdout); }
+EOF
+cat > "$subs/hostile/01_threads/task2.c" <<'EOF'
+#include <unistd.h>
+int main(void) { if (fork() == 0) { setsid(); if (fork() == 0) { sleep(300); } _exit(0); } return 0; }
+EOF
+# The tamperer: a grader that passes everything, a Makefile that says so, solutions
+# equal to the untouched tasks, and a tasks.ini with nothing to check.
+checkout "$subs/tamperer"
+mkdir -p "$subs/tamperer/grading/bin" "$subs/tamperer/solutions/01_threads"
+printf '#!/bin/sh\necho "every task PASS"\nexit 0\n' > "$subs/tamperer/grading/bin/grade"
+chmod +x "$subs/tamperer/grading/bin/grade"
+printf 'grade:\n\t@echo every task PASS\n' > "$subs/tamperer/Makefile"
+cp build/pristine/01_threads/task*.c "$subs/tamperer/solutions/01_threads/"
+printf '[room]\ntitle = easy\n[task1]\ntitle = x\nsource = task1.c\nkind = c\nruns = n=1\n' > "$subs/tamperer/01_threads/tasks.ini"
+ln -s "$root/solutions/01_threads/task3.c" "$subs/tamperer/01_threads/task3.c.link"
+mkdir -p "$subs/empty"
+echo "not a checkout" > "$subs/notes.txt"
+head -c 3000 /dev/urandom > "$subs/corrupt.tar.gz"
+mkdir -p "$subs/elsewhere/src" && echo 'int main(void){return 0;}' > "$subs/elsewhere/src/main.c"
+
+out=$work/out
+start=$SECONDS
+CLASS_OUT=$out ROOM=01 JOBS=2 NO_COLOR=1 make --no-print-directory grade-class SUBMISSIONS="$subs" > "$work/class.log" 2>&1
+rc=$?
+cat "$work/class.log"
+[ $rc -eq 0 ] || fail "make grade-class exited $rc"
+echo "check-class: the class of $(ls "$subs" | wc -l) submissions took $((SECONDS - start)) s"
+
+csv=$out/class.csv
+[ -s "$csv" ] || { fail "no $csv"; exit 1; }
+[ -s "$out/summary.html" ] || fail "no summary.html"
+# expect STUDENT STATUS1..STATUS5 (or "error" and a word of the reason)
+row() { grep -E "^\"?$1\"?," "$csv"; }
+expect() {
+    local who=$1; shift
+    local line; line=$(row "$who")
+    [ -n "$line" ] || { fail "no CSV row for $who"; return; }
+    if [ "$1" = error ]; then
+        grep -q -- "$2" <<<"$line" || fail "$who: expected an error row mentioning '$2', got: $line"
+        return
+    fi
+    local got; got=$(cut -d, -f2-6 <<<"$line")
+    [ "$got" = "$1" ] || fail "$who: expected $1, got $got"
+}
+expect solved "PASS,PASS,PASS,PASS,PASS"
+expect untouched "FAIL,FAIL,FAIL,FAIL,FAIL"
+expect half_done "PASS,PASS,FAIL,FAIL,FAIL"
+expect broken "BUILD_ERROR,CRASH,PASS,PASS,PASS"
+expect hostile "FAIL,FAIL,PASS,PASS,PASS"
+expect tamperer "FAIL,FAIL,FAIL,FAIL,FAIL"
+expect empty error "empty submission"
+expect notes.txt error "not a folder"
+expect corrupt error "unreadable archive"
+expect elsewhere error "not a workbook"
+
+# The CSV's passed count agrees with every student's JSON report.
+for json in "$out"/students/*/grade-report.json; do
+    name=$(basename "$(dirname "$json")")
+    from_json=$(grep -A8 '"summary"' "$json" | grep -oE '"PASS": [0-9]+' | grep -oE '[0-9]+')
+    header=$(head -n1 "$csv")
+    col=$(tr ',' '\n' <<<"$header" | grep -nx passed | cut -d: -f1)
+    from_csv=$(row "$name" | cut -d, -f"$col")
+    [ "$from_json" = "$from_csv" ] || fail "$name: $from_json PASS in its JSON report, $from_csv in the CSV"
+done
+grep -q '^TOTAL,2,2,3,3,3,' "$csv" || fail "the TOTAL row should count 2,2,3,3,3 students passing: $(grep ^TOTAL "$csv")"
+
+# The tamperer's grader and Makefile were never run, and its files were not copied.
+[ ! -e "$out/students/tamperer/tree/grading" ] && [ ! -e "$out/students/tamperer/tree/Makefile" ] &&
+    [ ! -e "$out/students/tamperer/tree/solutions" ] || fail "the tamperer's non-task files were copied"
+# Nothing left running: the hostile grandchild (sleep 300) included.
+sleep 1
+if pgrep -f "$out" >/dev/null || pgrep -x sleep -a 2>/dev/null | grep -q 'sleep 300'; then
+    fail "processes left running: $(pgrep -af "$out|sleep 300")"
+fi
+# Bad input: one line, exit 2.
+make --no-print-directory grade-class SUBMISSIONS=/nonexistent > "$work/bad.log" 2>&1
+[ $? -eq 2 ] && grep -q "no such folder" "$work/bad.log" || fail "a missing SUBMISSIONS folder: $(cat "$work/bad.log")"
+ROOM=77 make --no-print-directory grade-class SUBMISSIONS="$subs" > "$work/bad.log" 2>&1
+[ $? -eq 2 ] && grep -q "no room '77'" "$work/bad.log" || fail "an unknown ROOM: $(cat "$work/bad.log")"
+
+[ $failures -eq 0 ] && echo "check-class: every student and task got its status; CSV, JSON and HTML agree; tampering changed nothing; nothing left running"
+exit $((failures > 0))
