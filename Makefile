@@ -165,8 +165,9 @@ watch: $(GRADE)
 diff: $(PRGEN)
 	$(Q)bash grading/diff.sh "$(TASK)"
 
-bench:
-	@echo "make $@: not part of this version yet (see the README's roadmap)." >&2; exit 2
+## bench: make bench [ROOM=03]: the solutions at benchmark sizes beside their ceilings (build/bench/)
+bench: $(GRADE)
+	$(Q)bash grading/bench/bench.sh "$(ROOM)"
 
 ## clean: remove build outputs (never your task files or backups)
 clean:

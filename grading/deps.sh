@@ -61,6 +61,9 @@ check_class() {
 
 check_all() {
     check_test
+    # Optional extras, installed by `make deps` only: the bench's plots, make watch's inotify.
+    command -v gnuplot >/dev/null 2>&1 || need gnuplot-nox "gnuplot (make bench's plots)"
+    command -v inotifywait >/dev/null 2>&1 || need inotify-tools "inotifywait (make watch without polling)"
 }
 
 case "$job" in

@@ -1,0 +1,226 @@
+#!/usr/bin/env bash
+# bench.sh [ROOM] -- make bench: the solutions at benchmark sizes, each beside its
+# ceiling measured in the same run, and the ratio.
+#
+# Every figure is the median of several runs (after a warm-up run, or a warm-up
+# inside the program), with its spread ((max - min) / median).  Output: a table
+# on the terminal, build/bench/bench.csv, build/bench/bench.md, the curves as
+# .dat files, and PNG plots where gnuplot is installed (make deps offers it).
+# Targets are ratios, checked here and reported as "ok" or "MISSED" -- never by
+# a timed test.  Timings need a quiet machine: do not run anything else meanwhile.
+set -u
+cd "$(dirname "$0")/../.."
+room=${1:-}
+out=build/bench
+mkdir -p "$out/bin"
+csv=$out/bench.csv md=$out/bench.md
+cores=$(nproc)
+reps=${BENCH_REPS:-3} # program runs per figure
+echo "section,item,value,unit,spread_pct,ceiling,ceiling_value,ratio,target,verdict" > "$csv"
+{
+    echo "# make bench: $(date -u +%Y-%m-%dT%H:%MZ)"
+    echo
+    echo "Machine: $(lscpu 2>/dev/null | awk -F: '/Model name/ {gsub(/^ +/, "", $2); print $2; exit}'), $cores cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(mpiexec --version 2>/dev/null | awk '/Version:/ {print "MPICH " $2; exit}')"
+    echo
+    echo "| section | item | value | spread | ceiling | ratio | target | verdict |"
+    echo "|---|---|---|---|---|---|---|---|"
+} > "$md"
+missed=0
+
+# row SECTION ITEM VALUE UNIT SPREAD CEILING CEILING_VALUE RATIO TARGET VERDICT
+row() {
+    local IFS=,
+    echo "$*" >> "$csv"
+    printf '  %-58s %10s %-5s ±%-4s %-32s %7s %-8s %s\n' "$2" "$3" "$4" "$5%" "${6:+vs $6 ($7)}" "$8" "$9" "${10}"
+    echo "| $1 | $2 | $3 $4 | ±$5% | ${6:+$6: $7} | $8 | $9 | ${10} |" >> "$md"
+    [ "${10}" = MISSED ] && missed=$((missed + 1))
+    return 0
+}
+section() { echo; echo "== $*"; }
+# median and spread (percent) of the numbers on stdin
+stats() { sort -g | awk '{v[NR] = $1} END {if (NR == 0) {print "nan nan"; exit}
+    m = v[int((NR + 1) / 2)]; printf "%.6g %.0f\n", m, (m > 0 ? 100 * (v[NR] - v[1]) / m : 0)}'; }
+# the seconds of a pr_print_time line "  time LABEL  0.123 s"
+time_of() { grep -E "^  time $1 +[0-9.]+ s" | head -n1 | sed -E "s/^  time $1 +([0-9.]+) s.*/\1/"; }
+# ratio A / B to 2 decimals
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "nan"}'; }
+# verdict: ok when RATIO OP LIMIT holds (OP is >= or <=)
+verdict() { awk -v r="$1" -v l="$3" -v op="$2" 'BEGIN {ok = (op == ">=") ? (r >= l) : (r <= l); print (ok ? "ok" : "MISSED")}'; }
+build_c() { # name source flags...: builds into $out/bin/name with the usual flags
+    local name=$1 src=$2; shift 2
+    gcc -std=c11 -O2 -Wall -Wextra -Igrading -o "$out/bin/$name" "$src" "$@" -lm || { echo "bench: cannot build $src"; exit 1; }
+}
+build_mpi() {
+    local name=$1 src=$2
+    mpicc -std=c11 -O2 -Wall -Wextra -Igrading -o "$out/bin/$name" "$src" -lm || { echo "bench: cannot build $src"; exit 1; }
+}
+want() { [ -z "$room" ] || [[ "$1" == "$room"* ]] || [[ "$room" == "$1"* ]]; }
+
+# ---- 01: memory-bound work against the copy bandwidth ---------------------------
+declare -A copy_gbs=()
+bench_cpu() {
+    section "01 threads: memory-bound work vs this machine's copy bandwidth (STREAM-style, n = 2^24 doubles, best of 10)"
+    build_c stream grading/bench/stream.c -fopenmp
+    "$out/bin/stream" n=16777216 reps=10 threads="$cores" > "$out/stream.txt" || { echo "bench: stream failed"; return; }
+    local t kernel line bytes med min max gbs spread
+    : > "$out/stream.dat"
+    while read -r line; do
+        kernel=$(sed -E 's/.*kernel=([a-z]+).*/\1/' <<<"$line"); t=$(sed -E 's/.*threads=([0-9]+).*/\1/' <<<"$line")
+        bytes=$(sed -E 's/.*bytes=([0-9]+).*/\1/' <<<"$line"); med=$(sed -E 's/.*median=([0-9.e+-]+).*/\1/' <<<"$line")
+        min=$(sed -E 's/.*min=([0-9.e+-]+).*/\1/' <<<"$line"); max=$(sed -E 's/.*max=([0-9.e+-]+).*/\1/' <<<"$line")
+        # The best of the repetitions, as STREAM reports it: a ceiling is what the machine can do.
+        gbs=$(awk -v b="$bytes" -v s="$min" 'BEGIN {printf "%.2f", b / s / 1e9}')
+        spread=$(awk -v a="$min" -v b="$max" -v m="$med" 'BEGIN {printf "%.0f", 100 * (b - a) / m}')
+        echo "$t $kernel $gbs" >> "$out/stream.dat"
+        if [ "$kernel" = copy ]; then
+            copy_gbs[$t]=$gbs
+            row cpu "copy bandwidth, $t thread(s) (the ceiling)" "$gbs" GB/s "$spread" "" "" "" "" ""
+        else
+            local r; r=$(ratio "$gbs" "${copy_gbs[$t]}")
+            local target="" v=""
+            if [ "$kernel" = sum ] && [ "$t" = "$cores" ]; then target=">= 0.85"; v=$(verdict "$r" ">=" 0.85); fi
+            row cpu "OpenMP $kernel, $t thread(s)" "$gbs" GB/s "$spread" copy "${copy_gbs[$t]} GB/s" "$r" "$target" "$v"
+        fi
+    done < <(grep '^bench kernel=' "$out/stream.txt")
+
+    # The solution of 01 task1 (a parallel map with pthreads: reads and writes 8 bytes
+    # per element), 1..cores threads, against the copy bandwidth and 1 thread.
+    build_c map solutions/01_threads/task1.c -pthread
+    local n=16777216 t1="" s
+    : > "$out/map-scaling.dat"
+    for t in $(seq 1 "$cores"); do
+        read -r s spread < <(for _ in $(seq "$reps"); do "$out/bin/map" threads="$t" n=$n seed=1 | time_of pthreads; done | stats)
+        [ "$t" = 1 ] && t1=$s
+        gbs=$(awk -v n=$n -v s="$s" 'BEGIN {printf "%.2f", 16 * n / s / 1e9}')
+        echo "$t $(ratio "$t1" "$s")" >> "$out/map-scaling.dat"
+        row cpu "01 task1 map, $t thread(s) (speedup $(ratio "$t1" "$s")x)" "$gbs" GB/s "$spread" copy "${copy_gbs[$t]} GB/s" "$(ratio "$gbs" "${copy_gbs[$t]}")" "" ""
+    done
+}
+
+# ---- 02: starting work: pools and threads against bare fork / pthread_create ---
+bench_proc() {
+    section "02 processes: cost per task against a bare fork / pthread_create (microseconds)"
+    build_c spawn grading/bench/spawn.c -pthread
+    local fork_us thread_us
+    "$out/bin/spawn" count=500 > "$out/spawn.txt"
+    fork_us=$(sed -nE 's/^bench spawn=fork median_us=([0-9.]+).*/\1/p' "$out/spawn.txt")
+    thread_us=$(sed -nE 's/^bench spawn=thread median_us=([0-9.]+).*/\1/p' "$out/spawn.txt")
+    row proc "bare fork + _exit + waitpid (the floor)" "$fork_us" us 0 "" "" "" "" ""
+    row proc "bare pthread_create + join (the floor)" "$thread_us" us 0 "" "" "" "" ""
+    build_c tasks solutions/02_processes/task5.c -pthread
+    local label us spread
+    for label in threads processes pipe; do
+        read -r us spread < <(for _ in $(seq "$reps"); do "$out/bin/tasks" | grep -E "^  time $label " |
+            sed -E 's/.* ([0-9.]+) us per task.*/\1/'; done | stats)
+        case $label in
+            threads) row proc "02 task5: a new thread per task" "$us" us "$spread" "pthread_create" "$thread_us us" "$(ratio "$us" "$thread_us")" "" "" ;;
+            processes) row proc "02 task5: a new process per task" "$us" us "$spread" "fork" "$fork_us us" "$(ratio "$us" "$fork_us")" "" "" ;;
+            pipe) row proc "02 task5: a task through a worker's pipe (a pool)" "$us" us "$spread" "fork" "$fork_us us" "$(ratio "$us" "$fork_us")" "" "" ;;
+        esac
+    done
+}
+
+# ---- 03: MPI: ping-pong curve; hand-written reductions against MPI's ----------
+bench_mpi() {
+    section "03 MPI (2 ranks): ping-pong, and the hand-written tree and ring against MPI_Reduce / MPI_Allreduce"
+    build_mpi pingpong solutions/03_mpi/task4.c
+    mpiexec -n 2 "$out/bin/pingpong" max_bytes=8388608 trips=100 > "$out/pingpong.txt" 2>&1 || { echo "bench: ping-pong failed"; return; }
+    awk '/ping-pong between/ {on = 1; next} on && /^ +[0-9]+ +[0-9.]+ +[0-9.]+/ {print $1, $2, $3} on && /echoes/ {exit}' \
+        "$out/pingpong.txt" > "$out/pingpong.dat"
+    local lat bw
+    lat=$(awk 'NR == 1 {print $2}' "$out/pingpong.dat"); bw=$(sort -k3 -g "$out/pingpong.dat" | tail -n1 | awk '{print $3}')
+    row mpi "ping-pong latency, 1 byte, one way" "$lat" us 0 "" "" "" "" ""
+    row mpi "ping-pong bandwidth, best size" "$bw" MB/s 0 "" "" "" "" ""
+    build_mpi reductions solutions/03_mpi/task6.c
+    local runs=() i
+    for i in $(seq $((reps + 2))); do # noisier than the rest: two more runs
+        mpiexec -n 2 "$out/bin/reductions" m=1048576 reps=10 > "$out/reductions.$i.txt" 2>&1 || { echo "bench: task6 failed"; return; }
+        runs+=("$out/reductions.$i.txt")
+    done
+    # rows of the table: numbers bytes tree MPI_Reduce ring MPI_Allreduce (ms)
+    : > "$out/allreduce.dat"
+    local bytes
+    for bytes in $(awk '/times in ms/ {on = 1; next} on && /^ +[0-9]+ +[0-9]+ / {print $2}' "${runs[0]}"); do
+        local tree mred ring mall sp1
+        local sp0
+        read -r tree sp0 < <(for f in "${runs[@]}"; do awk -v b="$bytes" '/times in ms/ {on = 1; next} on && $2 == b {print $3; exit}' "$f"; done | stats)
+        read -r mred _ < <(for f in "${runs[@]}"; do awk -v b="$bytes" '/times in ms/ {on = 1; next} on && $2 == b {print $4; exit}' "$f"; done | stats)
+        read -r ring sp1 < <(for f in "${runs[@]}"; do awk -v b="$bytes" '/times in ms/ {on = 1; next} on && $2 == b {print $5; exit}' "$f"; done | stats)
+        read -r mall sp2 < <(for f in "${runs[@]}"; do awk -v b="$bytes" '/times in ms/ {on = 1; next} on && $2 == b {print $6; exit}' "$f"; done | stats)
+        echo "$bytes $tree $mred $ring $mall" >> "$out/allreduce.dat"
+        local r target="" v=""
+        r=$(ratio "$ring" "$mall")
+        if [ "$bytes" -ge 1048576 ]; then target="<= 1.2"; v=$(verdict "$r" "<=" 1.2); fi
+        [ "$bytes" -ge 512 ] || r="-" # a few microseconds: the ratio is noise
+        row mpi "ring allreduce, $bytes bytes (ms)" "$ring" ms "$sp1" MPI_Allreduce "$mall ms" "$r" "$target" "$v"
+        r=$(ratio "$tree" "$mred"); [ "$bytes" -ge 512 ] || r="-"
+        row mpi "tree reduce, $bytes bytes (ms)" "$tree" ms "$sp0" MPI_Reduce "$mred ms" "$r" "" ""
+    done
+}
+
+# ---- 04: CUDA: on a GPU, or the simulator's speed ------------------------------
+bench_cuda() {
+    section "04 CUDA"
+    if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
+        row cuda "GPU ceilings (device copy bandwidth, CUB, cuBLAS)" "-" "" 0 "" "" "" "" "not built yet: see docs/benchmarks.md"
+    else
+        row cuda "GPU reduction vs copy bandwidth and CUB; tiled vs cuBLAS SGEMM" "-" "" 0 "" "" "" "" "no GPU here: not measured"
+    fi
+    grading/simcc -O2 -Igrading -o "$out/bin/simsum" solutions/04_cuda/task2.cu || { echo "bench: simcc failed"; return; }
+    local sim cpu spread
+    read -r sim spread < <(for _ in $(seq "$reps"); do "$out/bin/simsum" n=1048576 tpb=256 | time_of "GPU kernel"; done | stats)
+    read -r cpu _ < <(for _ in $(seq "$reps"); do "$out/bin/simsum" n=1048576 tpb=256 | time_of CPU; done | stats)
+    row cuda "simulator: 04 task2 sum of 2^20, tpb=256 (s)" "$sim" s "$spread" "plain CPU loop" "$cpu s" "$(ratio "$sim" "$cpu")" "<= 2 s" "$(verdict "$sim" "<=" 2)"
+}
+
+# ---- 06: data parallel: scaling and overlap -------------------------------------
+bench_dp() {
+    section "06 data parallel: DDP time per epoch and efficiency (hidden=400, n=4001, minibatch 401), bucket overlap"
+    build_mpi ddp solutions/06_data_parallel/task3.c
+    build_mpi buckets solutions/06_data_parallel/task5.c
+    local p s spread serial eff
+    : > "$out/ddp.dat"
+    for p in 1 2 3 4; do
+        read -r s spread < <(for _ in $(seq "$reps"); do mpiexec -n "$p" "$out/bin/ddp" hidden=400 n=4001 batch=401 epochs=3 |
+            grep -E "^  time DDP" | sed -E 's/.*per epoch +([0-9.]+) s.*/\1/'; done | stats)
+        read -r serial _ < <(for _ in $(seq "$reps"); do mpiexec -n "$p" "$out/bin/ddp" hidden=400 n=4001 batch=401 epochs=3 |
+            time_of "serial, per epoch"; done | stats)
+        eff=$(awk -v a="$serial" -v b="$s" -v p="$p" 'BEGIN {printf "%.2f", a / (p * b)}')
+        echo "$p $s $eff" >> "$out/ddp.dat"
+        local note=""; [ "$p" -gt "$cores" ] && note="more ranks than cores"
+        row dp "06 task3 DDP, $p rank(s), per epoch (efficiency $eff)" "$s" s "$spread" "serial" "$serial s" "$eff" "" "$note"
+    done
+    local gain
+    gain=$(mpiexec -n 2 "$out/bin/buckets" hidden=400 n=4001 batch=401 epochs=3 reps=3 2>&1 | grep -m1 "overlap gain" | sed -E 's/^ *//')
+    row dp "06 task5 bucketed MPI_Iallreduce, 2 ranks" "-" "" 0 "" "" "" "" "${gain:-no overlap line}"
+}
+
+want 01 && bench_cpu
+want 02 && bench_proc
+want 03 && bench_mpi
+want 04 && bench_cuda
+want 06 && bench_dp
+
+# ---- plots ------------------------------------------------------------------------
+echo
+if command -v gnuplot >/dev/null 2>&1; then
+    [ -s "$out/map-scaling.dat" ] && gnuplot -e "set terminal pngcairo size 640,420; set output '$out/speedup-threads.png';
+        set title '01 task1 map: speedup against threads'; set xlabel 'threads'; set ylabel 'speedup';
+        set key left; plot '$out/map-scaling.dat' using 1:2 with linespoints title 'measured', x title 'ideal'" 2>/dev/null
+    [ -s "$out/pingpong.dat" ] && gnuplot -e "set terminal pngcairo size 640,420; set output '$out/pingpong.png';
+        set title 'ping-pong, 2 ranks'; set logscale x 2; set xlabel 'message size (bytes)'; set ylabel 'bandwidth (MB/s)';
+        plot '$out/pingpong.dat' using 1:3 with linespoints title 'measured'" 2>/dev/null
+    [ -s "$out/allreduce.dat" ] && gnuplot -e "set terminal pngcairo size 640,420; set output '$out/allreduce.png';
+        set title 'allreduce, 2 ranks'; set logscale xy; set xlabel 'bytes'; set ylabel 'ms';
+        plot '$out/allreduce.dat' using 1:4 with linespoints title 'ring (yours)', '' using 1:5 with linespoints title 'MPI_Allreduce'" 2>/dev/null
+    echo "plots: $(ls "$out"/*.png 2>/dev/null | tr '\n' ' ')"
+else
+    echo "plots: gnuplot is not installed (make deps installs it): the curves are in $out/*.dat"
+fi
+echo "bench: table in $csv and $md"
+if [ $missed -gt 0 ]; then
+    echo "bench: $missed target(s) MISSED: docs/benchmarks.md says why"
+else
+    echo "bench: every target measured here was met"
+fi
+exit 0
