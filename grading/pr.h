@@ -86,10 +86,33 @@ static PR_UNUSED int pr_mpi_active(void)
 #endif
 }
 
+#ifdef PR_MPI
+/* At exit: a rank that returns from main without MPI_Finalize is an error the
+ * MPI library may not report (MPICH does not), while its output may be lost.
+ * Say so, and fail. */
+static void pr_check_finalized(void)
+{
+    int initialized = 0, finalized = 0;
+    MPI_Initialized(&initialized);
+    MPI_Finalized(&finalized);
+    if (initialized && !finalized) {
+        fprintf(stderr, "pr.h: this rank ended without calling MPI_Finalize (every rank must, "
+                        "after its last MPI call)\n");
+        fflush(NULL);
+        _Exit(1);
+    }
+}
+#endif
+
 /* This process's rank in MPI_COMM_WORLD (0 without MPI). */
 static PR_UNUSED int pr_rank(void)
 {
 #ifdef PR_MPI
+    static int exit_check_registered = 0;
+    if (pr_mpi_active() && !exit_check_registered) {
+        exit_check_registered = 1;
+        atexit(pr_check_finalized);
+    }
     if (pr_mpi_active()) {
         int rank = 0;
         MPI_Comm_rank(MPI_COMM_WORLD, &rank);

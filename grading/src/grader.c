@@ -34,7 +34,27 @@ static void show_command(const grade_context *ctx, const strlist *cmd, const str
     fflush(stdout);
 }
 
-static void run_in_scratch(strlist *cmd, strlist *env, double timeout, size_t cap, run_result *res)
+/* The limits a task's program runs under: GRADE_PROCESS_LIMIT (processes at once,
+ * default 256) and GRADE_MEMORY_LIMIT (MiB for all its processes together, default
+ * half the machine's memory, at most 4096).  RLIMIT_AS too, except for CUDA. */
+static void program_limits(const task_meta *task, run_request *req)
+{
+    const char *procs = getenv("GRADE_PROCESS_LIMIT"), *mib = getenv("GRADE_MEMORY_LIMIT");
+    long p = procs && *procs ? strtol(procs, NULL, 10) : 256;
+    long m = mib && *mib ? strtol(mib, NULL, 10) : 0;
+    if (m <= 0) {
+        long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+        m = pages > 0 && page > 0 ? (long)((double)pages * (double)page / 2 / (1 << 20)) : 4096;
+        if (m > 4096)
+            m = 4096;
+    }
+    req->max_procs = p > 0 ? (int)p : 256;
+    req->max_memory = (size_t)m << 20;
+    req->limit_address_space = strstr(task->kind, "cuda") == NULL && strcmp(task->kind, "nccl") != 0;
+}
+
+static void run_limited(strlist *cmd, strlist *env, double timeout, size_t cap, const task_meta *limits_for,
+                        run_result *res)
 {
     const char *tmp = getenv("TMPDIR");
     char *scratch = xasprintf("%s/pr-run-XXXXXX", tmp && *tmp ? tmp : "/tmp");
@@ -42,12 +62,20 @@ static void run_in_scratch(strlist *cmd, strlist *env, double timeout, size_t ca
         free(scratch);
         scratch = NULL;
     }
-    run_request req = { sl_argv(cmd), env ? sl_argv(env) : NULL, scratch, timeout, 1.0, cap };
+    run_request req = { .argv = sl_argv(cmd), .env_extra = env ? sl_argv(env) : NULL, .cwd = scratch,
+                        .timeout = timeout, .kill_grace = 1.0, .output_cap = cap };
+    if (limits_for)
+        program_limits(limits_for, &req);
     run_process(&req, res);
     if (scratch) {
         remove_tree(scratch);
         free(scratch);
     }
+}
+
+static void run_in_scratch(strlist *cmd, strlist *env, double timeout, size_t cap, run_result *res)
+{
+    run_limited(cmd, env, timeout, cap, NULL, res);
 }
 
 /* The exit status with which grading/simcc says "this needs what the simulator lacks". */
@@ -197,6 +225,8 @@ grade_status judge_run(const run_result *task_run, double timeout, const result_
         return ST_CRASH;
     }
     case RUN_OUTPUT_LIMIT:
+    case RUN_MEMORY_LIMIT:
+    case RUN_PROCESS_LIMIT:
     case RUN_START_FAILED:
     case RUN_INTERRUPTED:
         *message = run_describe(task_run, timeout);
@@ -218,6 +248,11 @@ grade_status judge_run(const run_result *task_run, double timeout, const result_
     if (task_run->exit_code == 2) {
         char *line = first_lines(task_run->err_len ? task_run->err : task_run->out, 1, 300);
         sb_printf(&why, "%sexited with status 2 (bad arguments): %s", why.len ? "\n" : "", line);
+        free(line);
+    } else if (task_run->exit_code != 0 && task_run->err_len && strstr(task_run->err, "pr.h: ")) {
+        /* pr.h's own complaint (a rank that skipped MPI_Finalize): say it. */
+        char *line = first_lines(strstr(task_run->err, "pr.h: "), 1, 300);
+        sb_printf(&why, "%sexited with status %d: %s", why.len ? "\n" : "", task_run->exit_code, line);
         free(line);
     } else if (task_run->exit_code != 0) {
         sb_printf(&why, "%sexited with status %d (its own check failed)", why.len ? "\n" : "",
@@ -339,11 +374,13 @@ void grade_task(const grade_context *ctx, const task_meta *task, int index, int 
     int built = tr->status != ST_BUILD_ERROR;
     double timeout = task->timeout * ctx->timeout_scale;
     grade_status worst = ST_PASS;
+    const char *stopped_by = NULL; /* a run that must not be repeated: a hang, a fork bomb, a memory hog */
     for (int c = 0; built && c < task->nconfigs; c++) {
         const run_config *cfg = &task->configs[c];
         run_report *rr = &tr->runs[c];
-        if (runner_interrupted() || (worst == ST_TIMEOUT && ctx->stop_after_timeout)) {
-            rr->message = xstrdup(runner_interrupted() ? "not run: interrupted" : "not run: an earlier run timed out");
+        if (runner_interrupted() || (stopped_by && ctx->stop_after_timeout)) {
+            rr->message = runner_interrupted() ? xstrdup("not run: interrupted")
+                                               : xasprintf("not run: an earlier run %s", stopped_by);
             continue;
         }
         term_run_progress(task, c + 1, task->nconfigs, cfg->label);
@@ -353,7 +390,7 @@ void grade_task(const grade_context *ctx, const task_meta *task, int index, int 
         launch_command(ctx->tc, task, cfg, ref_exe, &cmd, &env);
         show_command(ctx, &cmd, &env);
         run_result ref;
-        run_in_scratch(&cmd, &env, timeout, ctx->output_cap, &ref);
+        run_limited(&cmd, &env, timeout, ctx->output_cap, task, &ref);
         sl_free(&cmd);
         sl_free(&env);
         result_set expected = { 0 };
@@ -384,10 +421,16 @@ void grade_task(const grade_context *ctx, const task_meta *task, int index, int 
         launch_command(ctx->tc, task, cfg, task_exe, &cmd, &env);
         show_command(ctx, &cmd, &env);
         run_result res;
-        run_in_scratch(&cmd, &env, timeout, ctx->output_cap, &res);
+        run_limited(&cmd, &env, timeout, ctx->output_cap, task, &res);
         rr->ran = res.outcome != RUN_INTERRUPTED;
         rr->seconds = res.seconds;
         rr->status = judge_run(&res, timeout, &expected, task_uses_launcher(task), &rr->message);
+        if (res.outcome == RUN_TIMEOUT)
+            stopped_by = "timed out";
+        else if (res.outcome == RUN_PROCESS_LIMIT)
+            stopped_by = "hit the process limit";
+        else if (res.outcome == RUN_MEMORY_LIMIT)
+            stopped_by = "hit the memory limit";
         if (rr->status != ST_PASS && !tr->log_path)
             tr->log_path = write_log(ctx, task, cfg->label, &cmd, &res, rr->message, &expected);
         if (rr->status > worst)

@@ -16,7 +16,7 @@ typedef struct {
     const toolchain *tc;
     double timeout_scale;    /* GRADE_TIMEOUT_SCALE */
     size_t output_cap;       /* bytes of output kept per run */
-    int stop_after_timeout;  /* skip a task's remaining runs after a TIMEOUT */
+    int stop_after_timeout;  /* skip a task's remaining runs after a TIMEOUT or a process or memory limit */
     const char *ref_dir;     /* where reference executables go (NULL: build_dir/bin/ref) */
     int reuse_refs;          /* keep a reference executable newer than its source and pr.h
                               * (class grading: many students, one set of references) */

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -77,6 +78,12 @@ char *run_describe(const run_result *res, double timeout)
         return xasprintf("still running after %.1f s: stopped (timeout)", timeout);
     case RUN_OUTPUT_LIMIT:
         return xasprintf("printed more than %zu KiB of output: stopped", (res->out_len + res->err_len) / 1024);
+    case RUN_MEMORY_LIMIT:
+        return xasprintf("used more than %zu MiB of memory (all its processes together): stopped "
+                         "(GRADE_MEMORY_LIMIT sets the limit)", res->max_memory >> 20);
+    case RUN_PROCESS_LIMIT:
+        return xasprintf("started %d or more processes at once: stopped, a fork bomb? "
+                         "(GRADE_PROCESS_LIMIT sets the limit)", res->max_procs);
     case RUN_START_FAILED:
         return xasprintf("could not start: %s", res->start_error);
     case RUN_INTERRUPTED:
@@ -87,7 +94,7 @@ char *run_describe(const run_result *res, double timeout)
 
 /* ---- the leftover sweep ---------------------------------------------------- */
 
-/* Lists the processes whose parent is `parent` or whose session is `session`
+/* Lists the processes whose parent is `parent` or whose session (or process group) is `session`
  * (0: none), skipping zombies unless want_zombies.  Returns how many went into pids. */
 static int find_processes(pid_t parent, pid_t session, int want_zombies, pid_t *pids, int max)
 {
@@ -119,7 +126,7 @@ static int find_processes(pid_t parent, pid_t session, int want_zombies, pid_t *
             continue;
         if (state == 'Z' && !want_zombies)
             continue;
-        if (ppid == parent || (session > 0 && sid == session))
+        if (ppid == parent || (session > 0 && (sid == session || pgrp == session)))
             pids[count++] = (pid_t)atoi(entry->d_name);
     }
     closedir(proc);
@@ -155,11 +162,151 @@ int runner_sweep(void)
     return found;
 }
 
+/* ---- limits ------------------------------------------------------------------ */
+
+/* The run's processes (those in its session) and their resident memory. */
+static void session_usage(pid_t session, size_t *rss, int *procs)
+{
+    static pid_t pids[8192];
+    int n = find_processes(-2, session, 0, pids, 8192);
+    long page = sysconf(_SC_PAGESIZE);
+    size_t total = 0;
+    for (int i = 0; i < n; i++) {
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%d/statm", (int)pids[i]);
+        FILE *f = fopen(path, "re");
+        unsigned long size = 0, resident = 0;
+        if (f && fscanf(f, "%lu %lu", &size, &resident) == 2)
+            total += (size_t)resident * (size_t)(page > 0 ? page : 4096);
+        if (f)
+            fclose(f);
+    }
+    *rss = total;
+    *procs = n;
+}
+
+/* Tasks (processes and threads) this user runs now: RLIMIT_NPROC counts them all. */
+static long user_tasks(void)
+{
+    DIR *proc = opendir("/proc");
+    if (!proc)
+        return 0;
+    long count = 0;
+    uid_t me = getuid();
+    struct dirent *entry;
+    while ((entry = readdir(proc)) != NULL) {
+        if (!isdigit((unsigned char)entry->d_name[0]))
+            continue;
+        char path[300], line[256];
+        snprintf(path, sizeof path, "/proc/%s/status", entry->d_name);
+        FILE *f = fopen(path, "re");
+        if (!f)
+            continue;
+        long uid = -1, threads = 0;
+        while (fgets(line, sizeof line, f)) {
+            if (strncmp(line, "Uid:", 4) == 0)
+                uid = strtol(line + 4, NULL, 10);
+            else if (strncmp(line, "Threads:", 8) == 0)
+                threads = strtol(line + 8, NULL, 10);
+        }
+        fclose(f);
+        if (uid == (long)me)
+            count += threads;
+    }
+    closedir(proc);
+    return count;
+}
+
+static int write_text(const char *path, const char *text)
+{
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = write(fd, text, strlen(text));
+    close(fd);
+    return n == (ssize_t)strlen(text) ? 0 : -1;
+}
+
+/* As root: a pids cgroup of its own for the run (v1 or v2), holding at most
+ * max_procs tasks.  Fills dir and returns 1, or returns 0 where none can be made. */
+static int cgroup_make(int max_procs, char *dir, size_t size)
+{
+    static int serial = 0;
+    static const char *const bases[] = { "/sys/fs/cgroup/pids", "/sys/fs/cgroup/unified", "/sys/fs/cgroup" };
+    if (geteuid() != 0 || max_procs <= 0)
+        return 0;
+    for (size_t b = 0; b < sizeof bases / sizeof bases[0]; b++) {
+        char probe[300], limit[32];
+        snprintf(probe, sizeof probe, "%s/cgroup.procs", bases[b]);
+        if (access(probe, W_OK) != 0)
+            continue;
+        snprintf(probe, sizeof probe, "%s/cgroup.subtree_control", bases[b]);
+        if (access(probe, W_OK) == 0)
+            write_text(probe, "+pids"); /* v2: let children limit pids (fails harmlessly if not allowed) */
+        snprintf(dir, size, "%s/parallel-rooms-%d-%d", bases[b], (int)getpid(), serial++);
+        if (mkdir(dir, 0755) != 0)
+            continue;
+        snprintf(probe, sizeof probe, "%s/pids.max", dir);
+        snprintf(limit, sizeof limit, "%d", max_procs);
+        if (write_text(probe, limit) == 0)
+            return 1;
+        rmdir(dir);
+    }
+    dir[0] = '\0';
+    return 0;
+}
+
+/* 1 once the cgroup refused a fork for being full. */
+static int cgroup_limit_hit(const char *dir)
+{
+    char path[320], line[128];
+    snprintf(path, sizeof path, "%s/pids.events", dir);
+    FILE *f = fopen(path, "re");
+    long hits = 0;
+    if (f) {
+        while (fgets(line, sizeof line, f))
+            if (strncmp(line, "max ", 4) == 0)
+                hits = strtol(line + 4, NULL, 10);
+        fclose(f);
+    }
+    return hits > 0;
+}
+
+static void cgroup_remove(const char *dir)
+{
+    for (int i = 0; i < 50 && rmdir(dir) != 0 && errno == EBUSY; i++) {
+        struct timespec pause = { 0, 10 * 1000 * 1000 };
+        nanosleep(&pause, NULL);
+    }
+}
+
 /* ---- one run ---------------------------------------------------------------- */
 
-static void child_exec(const run_request *req, int out_fd, int err_fd, int status_fd)
+/* The child's side of the limits: into the cgroup, or RLIMIT_NPROC; RLIMIT_AS. */
+static void child_limits(const run_request *req, const char *cgroup, long user_tasks_now)
+{
+    if (cgroup[0]) {
+        char path[320], pid[32];
+        snprintf(path, sizeof path, "%s/cgroup.procs", cgroup);
+        snprintf(pid, sizeof pid, "%d", (int)getpid());
+        write_text(path, pid);
+    } else if (req->max_procs > 0 && geteuid() != 0) {
+        struct rlimit nproc = { (rlim_t)(user_tasks_now + req->max_procs),
+                                (rlim_t)(user_tasks_now + req->max_procs) };
+        setrlimit(RLIMIT_NPROC, &nproc);
+    }
+    if (req->limit_address_space && req->max_memory > 0) {
+        rlim_t bytes = (rlim_t)req->max_memory * 2;
+        struct rlimit as = { bytes, bytes };
+        setrlimit(RLIMIT_AS, &as);
+    }
+}
+
+static void child_exec(const run_request *req, int out_fd, int err_fd, int status_fd, const char *cgroup,
+                       long user_tasks_now)
 {
     setsid();
+    child_limits(req, cgroup, user_tasks_now);
     /* Default signal dispositions: the grader's handlers must not leak into the run. */
     signal(SIGPIPE, SIG_DFL);
     signal(SIGINT, SIG_DFL);
@@ -231,6 +378,11 @@ void run_process(const run_request *req, run_result *res)
         res->err = err.data;
         return;
     }
+    char cgroup[300] = "";
+    int have_cgroup = cgroup_make(req->max_procs, cgroup, sizeof cgroup);
+    long tasks_now = !have_cgroup && req->max_procs > 0 && geteuid() != 0 ? user_tasks() : 0;
+    res->max_memory = req->max_memory;
+    res->max_procs = req->max_procs;
     double start = now_seconds();
     pid_t pid = fork();
     if (pid < 0) {
@@ -238,18 +390,22 @@ void run_process(const run_request *req, run_result *res)
         snprintf(res->start_error, sizeof res->start_error, "fork: %s", strerror(errno));
         for (int i = 0; i < 2; i++)
             close(out_pipe[i]), close(err_pipe[i]), close(status_pipe[i]);
+        if (have_cgroup)
+            cgroup_remove(cgroup);
         res->out = out.data;
         res->err = err.data;
         return;
     }
     if (pid == 0)
-        child_exec(req, out_pipe[1], err_pipe[1], status_pipe[1]);
+        child_exec(req, out_pipe[1], err_pipe[1], status_pipe[1], cgroup, tasks_now);
 
     close(out_pipe[1]);
     close(err_pipe[1]);
     close(status_pipe[1]);
-    /* The child calls setsid(); set its group here too so killpg works at once. */
-    setpgid(pid, pid);
+    /* The child calls setsid() before exec; the blocking read below waits for the
+     * exec, so from then on its session and process group are its pid.  (Calling
+     * setpgid here as well would race with that setsid: a process that is already
+     * a group leader cannot start a session, and would stay in the grader's.) */
 
     /* Did exec succeed?  The status pipe closes on exec (EOF) or carries the error. */
     char start_msg[256];
@@ -268,9 +424,9 @@ void run_process(const run_request *req, run_result *res)
     fcntl(err_pipe[0], F_SETFL, O_NONBLOCK);
     int fds_open[2] = { 1, 1 };
     size_t total = 0;
-    int over_cap = 0, timed_out = 0, exited = 0, wstatus = 0;
+    int over_cap = 0, timed_out = 0, exited = 0, wstatus = 0, over_memory = 0, over_procs = 0;
     double deadline = start + req->timeout;
-    double term_sent = 0, exit_time = 0;
+    double term_sent = 0, exit_time = 0, last_sample = 0;
 
     for (;;) {
         if (!exited) {
@@ -285,7 +441,22 @@ void run_process(const run_request *req, run_result *res)
          * process may hold them open, and it must not keep us waiting. */
         if (exited && ((!fds_open[0] && !fds_open[1]) || now - exit_time > 0.2))
             break;
-        if (stop_requested || over_cap) {
+        if (!exited && (req->max_memory || req->max_procs) && now - last_sample >= 0.05) {
+            /* The watchdog: memory and processes of the whole run, 20 times a second. */
+            last_sample = now;
+            size_t rss;
+            int procs;
+            session_usage(pid, &rss, &procs);
+            if (rss > res->peak_memory)
+                res->peak_memory = rss;
+            if (procs > res->peak_procs)
+                res->peak_procs = procs;
+            if (req->max_memory && rss > req->max_memory)
+                over_memory = 1;
+            if (req->max_procs && ((have_cgroup && cgroup_limit_hit(cgroup)) || procs >= req->max_procs * 9 / 10))
+                over_procs = 1;
+        }
+        if (stop_requested || over_cap || over_memory || over_procs) {
             kill(-pid, SIGKILL);
             kill(pid, SIGKILL);
         } else if (!exited && now >= deadline) {
@@ -316,12 +487,17 @@ void run_process(const run_request *req, run_result *res)
     /* A program that ended by itself must leave nothing behind: anything alive in
      * its session, or re-parented to us (it left the session), is a leftover.
      * When the grader killed the run, what is left is being killed anyway. */
-    if (!timed_out && !over_cap && !stop_requested) {
+    if (!timed_out && !over_cap && !over_memory && !over_procs && !stop_requested) {
         pid_t pids[256];
         res->leftovers = find_processes(getpid(), pid, 0, pids, 256);
     }
     kill(-pid, SIGKILL);
     runner_sweep();
+    if (have_cgroup) {
+        if (!over_procs && !exited)
+            over_procs = cgroup_limit_hit(cgroup);
+        cgroup_remove(cgroup);
+    }
 
     res->out = out.data;
     res->out_len = out.len;
@@ -333,6 +509,10 @@ void run_process(const run_request *req, run_result *res)
         res->outcome = RUN_INTERRUPTED;
     else if (over_cap)
         res->outcome = RUN_OUTPUT_LIMIT;
+    else if (over_procs)
+        res->outcome = RUN_PROCESS_LIMIT;
+    else if (over_memory)
+        res->outcome = RUN_MEMORY_LIMIT;
     else if (timed_out)
         res->outcome = RUN_TIMEOUT;
     else if (WIFSIGNALED(wstatus)) {

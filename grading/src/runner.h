@@ -8,6 +8,12 @@
  * left behind -- also descendants that called setsid() to leave the group: the
  * grader is a child subreaper (prctl), so orphans are re-parented to it.
  *
+ * Limits against runaway programs: a process limit (a pids cgroup where the
+ * grader may make one, as root; RLIMIT_NPROC otherwise; and a watchdog that
+ * counts the run's processes either way) and a memory limit (a watchdog that
+ * adds up the resident memory of the run's processes every 50 ms, plus
+ * RLIMIT_AS as a backstop for CPU programs).  Exceeding either kills the run.
+ *
  * Runs are sequential: while one runs, the grader has no other children. */
 #ifndef PR_RUNNER_H
 #define PR_RUNNER_H
@@ -21,6 +27,10 @@ typedef struct {
     double timeout;          /* seconds of wall-clock time */
     double kill_grace;       /* seconds between SIGTERM and SIGKILL */
     size_t output_cap;       /* bytes of stdout + stderr kept; more kills the run */
+    int max_procs;           /* processes (and, where a pids cgroup enforces it, threads) at once; 0: no limit */
+    size_t max_memory;       /* bytes of resident memory of all the run's processes together; 0: no limit */
+    int limit_address_space; /* also cap each process's address space (RLIMIT_AS) at twice max_memory:
+                              * not for CUDA, whose runtime reserves huge address ranges */
 } run_request;
 
 typedef enum {
@@ -28,6 +38,8 @@ typedef enum {
     RUN_SIGNALED,      /* signal is valid */
     RUN_TIMEOUT,       /* killed at the deadline */
     RUN_OUTPUT_LIMIT,  /* killed for printing more than output_cap bytes */
+    RUN_MEMORY_LIMIT,  /* killed for using more than max_memory */
+    RUN_PROCESS_LIMIT, /* killed for starting more than max_procs processes (a fork bomb) */
     RUN_START_FAILED,  /* could not start: start_error says why */
     RUN_INTERRUPTED    /* the grader was interrupted (Ctrl-C) while it ran */
 } run_outcome;
@@ -42,6 +54,10 @@ typedef struct {
     char *err;            /* captured stderr */
     size_t err_len;
     int leftovers;        /* processes still alive after the program ended (all killed) */
+    size_t peak_memory;   /* largest resident memory seen, all processes together (sampled) */
+    int peak_procs;       /* most processes seen at once (sampled) */
+    size_t max_memory;    /* the limits it ran under, for the messages */
+    int max_procs;
     char start_error[256];
 } run_result;
 

@@ -50,7 +50,7 @@ static char *query(char *const argv[])
 {
     if (!program_exists(argv[0]))
         return NULL;
-    run_request req = { argv, NULL, NULL, 10.0, 1.0, 64 * 1024 };
+    run_request req = { .argv = argv, .timeout = 10.0, .kill_grace = 1.0, .output_cap = 64 * 1024 };
     run_result res;
     run_process(&req, &res);
     char *out = NULL;

@@ -19,17 +19,18 @@ fail() { echo "check-hostile: FAILED: $*"; failures=$((failures + 1)); }
 # The hostile program stands in for TASK (default 01_threads/task1) of workbook ROOT (default .).
 grade_hostile() {
     local name=$1 want=$2 max=$3 pattern=${4:-}
-    local src=grading/tests/hostile/$name.c
+    local src=grading/tests/hostile/$name.c ext=c
+    [ -e "$src" ] || { src=grading/tests/hostile/$name.cu; ext=cu; }
     local task=${TASK:-01_threads/task1} root=${ROOT:-.}
     mkdir -p "$work/${task%/*}"
-    cp "$src" "$work/$task.c"
+    cp "$src" "$work/$task.$ext"
     local start end out status
     start=$(date +%s.%N)
     out=$("$GRADE" --root "$root" --task "$task" --tasks-from "$work" --quiet \
           --json "$work/$name.json" --junit "$work/$name.xml" 2>&1)
     local rc=$?
     end=$(date +%s.%N)
-    status=$(grep -oE '^  task1 +[A-Z_]+' <<<"$out" | awk '{print $2}')
+    status=$(grep -oE '^  task[0-9]+ +[A-Z_]+' <<<"$out" | awk '{print $2}')
     local took; took=$(awk -v a="$start" -v b="$end" 'BEGIN {printf "%.1f", b - a}')
     if [ "$status" != "$want" ]; then
         fail "$name: expected $want, got '${status:-nothing}'"; echo "$out" | head -20
@@ -46,7 +47,7 @@ grade_hostile() {
     local rss; rss=$(grep -oE '"max_rss_kib": [0-9]+' "$work/$name.json" | grep -oE '[0-9]+$')
     if [ -z "$rss" ] || [ "$rss" -gt 65536 ]; then fail "$name: grader peak memory ${rss:-unknown} KiB"; fi
     # the hostile programs' own paths (mpiexec's command line names the program too)
-    local leftovers='sleep 3127|/build/bin/task/01_threads/task1|mpi-smoke/build/bin/task/'
+    local leftovers='sleep 3127|/build/bin/task/01_threads/task1|/build/bin/task/04_cuda/task1|mpi-smoke/build/bin/task/'
     if pgrep -f "$leftovers" >/dev/null; then
         fail "$name: left a process running: $(pgrep -af "$leftovers")"
         pkill -9 -f "$leftovers"
@@ -59,6 +60,23 @@ grade_hostile null_deref   CRASH       8  'SIGSEGV'
 grade_hostile syntax_error BUILD_ERROR 8  'error'
 grade_hostile flood        FAIL        8  'output'
 grade_hostile grandchild   FAIL        10 'left [0-9]+ process'
+grade_hostile abort        CRASH       8  'SIGABRT'
+grade_hostile endless_line FAIL        8  'output'
+grade_hostile binary_garbage FAIL      8  'result'
+grade_hostile close_stdout FAIL        8  'result'
+grade_hostile read_stdin   FAIL        8  'result'
+# Runs happen in a scratch folder that is removed afterwards: nothing lands in the workbook.
+grade_hostile write_cwd    FAIL        8  'result'
+if find . /tmp -maxdepth 3 -name 'hostile-junk-*' 2>/dev/null | grep -q .; then
+    fail "write_cwd: its files were left behind: $(find . /tmp -maxdepth 3 -name 'hostile-junk-*' | head -3)"
+fi
+# A fork bomb meets the process limit (a pids cgroup as root, RLIMIT_NPROC otherwise, and
+# the watchdog); a memory hog the memory limit (RLIMIT_AS and the watchdog). Each costs one run.
+GRADE_PROCESS_LIMIT=128 grade_hostile fork_bomb FAIL 15 'processes at once'
+GRADE_MEMORY_LIMIT=512 grade_hostile memory_hog FAIL 15 'memory'
+# CUDA programs cannot have RLIMIT_AS (the CUDA runtime reserves huge address ranges):
+# the watchdog alone must stop a simulated CUDA task's memory hog.
+GRADE_MEMORY_LIMIT=512 TASK=04_cuda/task1 grade_hostile memory_hog_cuda FAIL 30 'memory'
 
 # MPI: the same grader launching through mpiexec (a one-task fixture workbook).
 if command -v mpicc >/dev/null 2>&1 && command -v mpiexec >/dev/null 2>&1; then
@@ -67,6 +85,7 @@ if command -v mpicc >/dev/null 2>&1 && command -v mpiexec >/dev/null 2>&1; then
     grade_hostile mpi_deadlock  TIMEOUT 10 'timeout'
     grade_hostile mpi_rank_dies CRASH   15 'SIGSEGV'
     grade_hostile spin          TIMEOUT 10 'timeout'
+    grade_hostile mpi_no_finalize FAIL  10 'without calling MPI_Finalize'
     unset ROOT TASK
     # and the fixture's own solution passes under mpiexec with 1 to 4 ranks
     "$GRADE" --root grading/tests/mpi-smoke --tasks-from grading/tests/mpi-smoke/solutions --expect pass \

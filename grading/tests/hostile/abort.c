@@ -1,0 +1,7 @@
+/* Gives up with abort(): SIGABRT. */
+#include <stdlib.h>
+
+int main(void)
+{
+    abort();
+}
