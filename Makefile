@@ -32,7 +32,8 @@ GRADE_FILTER := $(if $(ROOM),--room $(ROOM)) $(if $(TASK),--task $(TASK))
 # V=1: the grader prints every command it runs; GRADESCOPE=path: also Gradescope's results.json.
 GRADE_OPTS := $(if $(filter 1,$(V)),--verbose) $(if $(GRADESCOPE),--gradescope '$(GRADESCOPE)')
 
-.PHONY: all list grade test unit-test check-generated check-solutions check-tasks check-hostile check-sim check-gpu test-cluster check-class check-class-html \
+.PHONY: all list grade test unit-test check-generated check-solutions check-tasks check-hostile check-sim check-gpu test-cluster check-class check-class-html sanitize sanitize-gpu \
+        check-learner-loop \
         pristine generate doctor deps hint reset grade-class progress watch diff bench clean help
 
 all: $(GRADE) $(PRGEN) $(CLASS_REPORT)
@@ -65,7 +66,7 @@ grade: $(GRADE)
 test:
 	$(Q)$(DEPS) ensure test
 	$(Q)$(MAKE) --no-print-directory unit-test check-sim check-generated check-solutions check-tasks check-hostile \
-	    check-class check-gpu
+	    check-class check-learner-loop check-gpu
 	@echo "make test: all checks passed"
 
 unit-test: $(UNIT)
@@ -88,6 +89,19 @@ check-solutions: $(GRADE)
 check-tasks: $(GRADE) pristine
 	$(Q)$(GRADE) --tasks-from build/pristine --expect fail --werror $(GRADE_FILTER) \
 	    --json build/check-tasks.json --junit build/check-tasks.xml
+
+## sanitize: ASan+UBSan over the C and MPI solutions and the simulated CUDA ones, TSan (clang + Archer)
+##           over OpenMP, Helgrind over pthreads, the simulator's pre-pass under ASan (CI runs it)
+sanitize: $(GRADE)
+	$(Q)bash grading/tests/sanitize.sh
+
+## sanitize-gpu: compute-sanitizer (memcheck, racecheck, synccheck) over the CUDA solutions (GPU only; SKIP elsewhere)
+sanitize-gpu:
+	$(Q)bash grading/tests/sanitize-gpu.sh
+
+## check-learner-loop: make progress, diff, watch, V=1 and GRADESCOPE= on a clone, as a learner uses them
+check-learner-loop: $(GRADE)
+	$(Q)bash grading/tests/check-learner-loop.sh
 
 ## check-class: class grading: the CSV/HTML report on known reports, then a synthetic class graded end to end
 check-class: $(GRADE) $(CLASS_REPORT)

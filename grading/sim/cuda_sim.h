@@ -367,6 +367,43 @@ inline void init()
 }
 
 /* ---- fibers ---- */
+/* Under AddressSanitizer (simcc -Xcompiler -fsanitize=address) every switch between
+ * the scheduler's stack and a fiber's stack is announced to ASan, so that it knows
+ * which stack is running (its reports, exit() or a throw in a kernel thread, the fake
+ * frames of detect_stack_use_after_return).  Without ASan these macros are empty. */
+#if defined(__SANITIZE_ADDRESS__)
+#define CUDA_SIM_ASAN_FIBERS 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CUDA_SIM_ASAN_FIBERS 1
+#endif
+#endif
+#if defined(CUDA_SIM_ASAN_FIBERS)
+#include <sanitizer/common_interface_defs.h>
+inline const void *cuda_sim_asan_sched_bottom = nullptr; /* the scheduler's stack, learnt on the first switch */
+inline size_t cuda_sim_asan_sched_size = 0;
+inline void *cuda_sim_asan_sched_fake = nullptr;
+inline void *cuda_sim_asan_fiber_fake[1024];
+/* Leaving the scheduler for fiber i (save: where ASan keeps the scheduler's fake stack). */
+#define CUDA_SIM_ASAN_TO_FIBER(i)                                                                 \
+    __sanitizer_start_switch_fiber(&cuda_sim_asan_sched_fake,                                     \
+                                   S.stacks + (size_t)(i) * (S.stack_size + S.page) + S.page,      \
+                                   S.stack_size)
+#define CUDA_SIM_ASAN_BACK_IN_SCHEDULER() __sanitizer_finish_switch_fiber(cuda_sim_asan_sched_fake, nullptr, nullptr)
+/* Leaving fiber i for the scheduler; a finished fiber (save = nullptr) frees its fake stack. */
+#define CUDA_SIM_ASAN_TO_SCHEDULER(save) \
+    __sanitizer_start_switch_fiber((save), cuda_sim_asan_sched_bottom, cuda_sim_asan_sched_size)
+#define CUDA_SIM_ASAN_FIBER_STARTED() \
+    __sanitizer_finish_switch_fiber(nullptr, &cuda_sim_asan_sched_bottom, &cuda_sim_asan_sched_size)
+#define CUDA_SIM_ASAN_FIBER_RESUMED(i) __sanitizer_finish_switch_fiber(cuda_sim_asan_fiber_fake[(i)], nullptr, nullptr)
+#else
+#define CUDA_SIM_ASAN_TO_FIBER(i) ((void)0)
+#define CUDA_SIM_ASAN_BACK_IN_SCHEDULER() ((void)0)
+#define CUDA_SIM_ASAN_TO_SCHEDULER(save) ((void)0)
+#define CUDA_SIM_ASAN_FIBER_STARTED() ((void)0)
+#define CUDA_SIM_ASAN_FIBER_RESUMED(i) ((void)0)
+#endif
+
 #if defined(__x86_64__)
 extern "C" void cuda_sim_switch(void **save_sp, void *new_sp);
 extern "C" void cuda_sim_fiber_entry();
@@ -390,8 +427,10 @@ __asm__(".text\n"
 
 inline void fiber_main()
 {
+    CUDA_SIM_ASAN_FIBER_STARTED();
     S.thunk(S.thunk_arg);
     S.fibers[S.cur].state = DONE;
+    CUDA_SIM_ASAN_TO_SCHEDULER(nullptr);
 #if defined(__x86_64__)
     cuda_sim_switch(&S.fibers[S.cur].sp, S.sched_sp);
 #else
@@ -405,7 +444,8 @@ inline void fiber_prepare(int i)
     char *top = S.stacks + (size_t)i * (S.stack_size + S.page) + S.page + S.stack_size;
 #if defined(__x86_64__)
     uint64_t *sp = (uint64_t *)top;
-    *--sp = 0;                          /* padding: rsp is 16-aligned after ret */
+    *--sp = 0; *--sp = 0;               /* padding: rsp is 16-aligned after ret, so fiber_main */
+                                        /* starts with rsp = 8 mod 16 as the x86-64 ABI says */
     *--sp = (uint64_t)cuda_sim_fiber_entry;
     *--sp = 0;                          /* rbp */
     *--sp = 0;                          /* rbx */
@@ -426,21 +466,28 @@ inline void run_fiber(int i)
 {
     S.cur = i;
     threadIdx = S.fibers[i].tid;
+    CUDA_SIM_ASAN_TO_FIBER(i);
 #if defined(__x86_64__)
     cuda_sim_switch(&S.sched_sp, S.fibers[i].sp);
 #else
     swapcontext(&S.sched_uc, &S.fiber_uc[i]);
 #endif
+    CUDA_SIM_ASAN_BACK_IN_SCHEDULER();
 }
 
 inline void yield_to_scheduler()
 {
     Fiber &f = S.fibers[S.cur];
+#if defined(CUDA_SIM_ASAN_FIBERS)
+    const int me = S.cur;
+#endif
+    CUDA_SIM_ASAN_TO_SCHEDULER(&cuda_sim_asan_fiber_fake[me]);
 #if defined(__x86_64__)
     cuda_sim_switch(&f.sp, S.sched_sp);
 #else
     swapcontext(&S.fiber_uc[S.cur], &S.sched_uc);
 #endif
+    CUDA_SIM_ASAN_FIBER_RESUMED(me);
 }
 
 inline void ensure_stacks(int n)

@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# sanitize-gpu.sh -- every CUDA solution under NVIDIA's compute-sanitizer on a real GPU
+# (the GPU half of issue 12; grading/tests/sanitize.sh is the CPU half).
+#
+# Each solutions/NN_room/taskK.cu is built with nvcc (-ccbin mpicxx when it defines
+# PR_MPI; the -l libraries of its tasks.ini `libs` that are installed, as the grader
+# does) and run at the small sizes of the last configuration of its first `runs`
+# line under
+#     compute-sanitizer --tool memcheck|racecheck|synccheck --error-exitcode 1
+# (MPI programs as  mpiexec -n 2 compute-sanitizer ... : every rank is checked).
+# A run is clean when it exits 0 and compute-sanitizer's ERROR SUMMARY says 0 errors.
+# Without a working NVIDIA GPU (nvidia-smi) it says SKIP and exits 0: nothing checked.
+#
+# Environment: NVCC (default nvcc, else /usr/local/cuda/bin/nvcc), CUDA_ARCH (default
+# native), MPICXX (mpicxx), MPIEXEC (mpiexec), COMPUTE_SANITIZER, SANITIZE_GPU_TOOLS
+# (default "memcheck racecheck synccheck"), SANITIZE_GPU_TIMEOUT (seconds per run, 300).
+# Lines: "sanitize-gpu: <tool> <task> [config]: clean" / "FAILED ..."; the end:
+# "sanitize-gpu: all clean (N runs)" and exit 0, or exit 1.  Works in build/sanitize-gpu/.
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+start=$(date +%s)
+export NO_COLOR=1 LC_ALL=C
+
+if ! nvidia-smi -L >/dev/null 2>&1; then
+    echo "sanitize-gpu: SKIP: no NVIDIA GPU here (nvidia-smi fails): nothing checked"
+    exit 0
+fi
+NVCC=${NVCC:-nvcc}
+command -v "$NVCC" >/dev/null 2>&1 || NVCC=/usr/local/cuda/bin/nvcc
+if ! command -v "$NVCC" >/dev/null 2>&1; then
+    echo "sanitize-gpu: FAILED: a GPU but no nvcc (install the CUDA toolkit, or set NVCC)"
+    exit 1
+fi
+nvcc_path=$(command -v "$NVCC")
+cuda_root=$(cd "$(dirname "$nvcc_path")/.." && pwd)
+CS=${COMPUTE_SANITIZER:-}
+[ -n "$CS" ] || CS=$(command -v compute-sanitizer 2>/dev/null || true)
+[ -n "$CS" ] || { [ -x "$cuda_root/bin/compute-sanitizer" ] && CS=$cuda_root/bin/compute-sanitizer; }
+[ -n "$CS" ] || { [ -x "$cuda_root/compute-sanitizer/compute-sanitizer" ] && CS=$cuda_root/compute-sanitizer/compute-sanitizer; }
+if [ -z "$CS" ]; then
+    echo "sanitize-gpu: FAILED: nvcc at $nvcc_path but no compute-sanitizer (part of the CUDA toolkit; or set COMPUTE_SANITIZER)"
+    exit 1
+fi
+MPICXX=${MPICXX:-mpicxx}
+MPIEXEC=${MPIEXEC:-mpiexec}
+ARCH=${CUDA_ARCH:-native}
+TOOLS=${SANITIZE_GPU_TOOLS:-memcheck racecheck synccheck}
+LIMIT=${SANITIZE_GPU_TIMEOUT:-300}
+W=build/sanitize-gpu
+rm -rf "$W" && mkdir -p "$W/bin" "$W/log" || exit 2
+gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n1)
+echo "sanitize-gpu: $gpu, $("$NVCC" --version | grep -o 'release [0-9.]*'), $CS"
+
+# Is -lNAME installed (the loader's cache, or the toolkit's own library folders)?
+lib_found() {
+    local name=${1#-l} d
+    ldconfig -p 2>/dev/null | grep -q "lib$name\.so" && return 0
+    for d in "$cuda_root/lib64" "$cuda_root/lib" "$cuda_root"/targets/*/lib; do
+        [ -e "$d/lib$name.so" ] && return 0
+    done
+    return 1
+}
+
+# gpu_tasks ROOM/tasks.ini: "task<TAB>source<TAB>kind<TAB>libs<TAB>config" for the CUDA
+# tasks, config = the last configuration of the first runs line (its small sizes).
+gpu_tasks() {
+    awk -v OFS='\t' '
+    function trim(s) { sub(/^[ \t]+/, "", s); sub(/[ \t\r]+$/, "", s); return s }
+    /^[ \t]*[;#]/ || /^[ \t]*$/ { next }
+    /^\[/ { sec = $0; gsub(/[][ \t\r]/, "", sec); next }
+    /^[ \t]/ { next }
+    {
+        line = $0; sub(/[ \t]+[;#].*$/, "", line)
+        eq = index(line, "="); if (!eq || sec !~ /^task/) next
+        key = trim(substr(line, 1, eq - 1)); val = trim(substr(line, eq + 1))
+        if (!(sec in seen)) { seen[sec] = 1; order[++ns] = sec }
+        if (key == "kind") kind[sec] = val
+        else if (key == "source") src[sec] = val
+        else if (key == "libs") libs[sec] = val
+        else if (key == "runs" && !(sec in runs)) runs[sec] = val
+    }
+    END {
+        for (i = 1; i <= ns; i++) {
+            s = order[i]
+            if (kind[s] != "cuda" && kind[s] != "cuda_mpi" && kind[s] != "nccl") continue
+            n = split(runs[s], w, /[ \t]+/); last = ""
+            for (j = 1; j <= n; j++) {
+                e = index(w[j], "="); m = split(substr(w[j], e + 1), v, ",")
+                last = last (last == "" ? "" : " ") substr(w[j], 1, e - 1) "=" v[m]
+            }
+            print s, src[s], kind[s], (libs[s] == "" ? "-" : libs[s]), last   # "-": no libs (read merges empty fields)
+        }
+    }' "$1"
+}
+
+runs=0 failed=0
+fail() {  # label log why
+    failed=$((failed + 1))
+    echo "sanitize-gpu: $1: FAILED ($3; log: $2)"
+    local first
+    first=$(grep -m1 -n -E '^========= +(Invalid|Race|Barrier|Program hit|Error|Leaked|Uninitialized|Malformed|Unspecified)|ERROR SUMMARY: [1-9]' "$2" | cut -d: -f1)
+    if [ -n "$first" ]; then sed -n "${first},$((first + 9))p" "$2"; else tail -n 8 "$2"; fi | sed -e 's/^/    /'
+}
+
+for ini in [0-9][0-9]_*/tasks.ini; do
+    room=${ini%/tasks.ini}
+    while IFS=$'\t' read -r task src _kind libs cfg; do
+        id=$room/$task
+        sol=solutions/$room/$src
+        [ -e "$sol" ] || continue
+        exe=$W/bin/${id//\//_}
+        build=("$NVCC" -O2 -g -lineinfo "-arch=$ARCH" -Igrading)
+        mpi=0
+        if grep -qE '^[[:space:]]*#[[:space:]]*define[[:space:]]+PR_MPI' "$sol"; then
+            mpi=1
+            build+=(-ccbin "$MPICXX")
+        fi
+        build+=(-o "$exe" "$sol")
+        for l in $libs; do
+            case "$l" in -) ;; -l*) lib_found "$l" && build+=("$l") ;; *) build+=("$l") ;; esac
+        done
+        build+=(-lm)
+        blog=$W/log/${id//\//_}.build.log
+        if ! "${build[@]}" >"$blog" 2>&1; then
+            runs=$((runs + 1))
+            fail "build $id" "$blog" "nvcc failed: ${build[*]}"
+            continue
+        fi
+        args=()
+        for w in $cfg; do [ "${w%%=*}" = ranks ] || args+=("$w"); done
+        shown="${args[*]}"
+        for tool in $TOOLS; do
+            runs=$((runs + 1))
+            log=$W/log/${id//\//_}.$tool.log
+            cs=("$CS" --tool "$tool" --error-exitcode 1)
+            if [ $mpi -eq 1 ]; then
+                label="compute-sanitizer $tool $id [ranks=2 $shown]"
+                timeout -k 10 "$LIMIT" "$MPIEXEC" -n 2 "${cs[@]}" "$exe" "${args[@]}" </dev/null >"$log" 2>&1
+            else
+                label="compute-sanitizer $tool $id [$shown]"
+                timeout -k 10 "$LIMIT" "${cs[@]}" "$exe" "${args[@]}" </dev/null >"$log" 2>&1
+            fi
+            rc=$?
+            if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+                fail "$label" "$log" "timed out after $LIMIT s"
+            elif [ $rc -ne 0 ]; then
+                fail "$label" "$log" "exit status $rc"
+            elif grep -qE 'ERROR SUMMARY: [1-9]' "$log"; then
+                fail "$label" "$log" "errors reported"
+            else
+                echo "sanitize-gpu: $label: clean"
+            fi
+        done
+    done < <(gpu_tasks "$ini")
+done
+
+secs=$(( $(date +%s) - start ))
+if [ $runs -eq 0 ]; then
+    echo "sanitize-gpu: FAILED: no CUDA solution found: nothing checked"
+    exit 1
+fi
+if [ $failed -eq 0 ]; then
+    echo "sanitize-gpu: all clean ($runs runs) in $secs s"
+    exit 0
+fi
+echo "sanitize-gpu: $failed of $runs runs FAILED (logs in $W/log) in $secs s"
+exit 1

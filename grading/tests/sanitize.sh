@@ -1,0 +1,372 @@
+#!/usr/bin/env bash
+# sanitize.sh -- the reference solutions under sanitizers (make sanitize; issue 12).
+#
+#   asan+ubsan  every C and MPI solution (kinds c, pthreads, openmp, processes, mpi),
+#               gcc/mpicc -fsanitize=address,undefined, in the first and the last
+#               configuration of each `runs` line of its tasks.ini (MPI: 3 ranks too),
+#               leak detection on;
+#   tsan        the OpenMP solutions, clang -fopenmp=libomp -fsanitize=thread with LLVM's
+#               Archer tool (OMPT), OMP_NUM_THREADS=2 and 4 (libgomp is not TSan-aware);
+#   helgrind    the pthreads solutions under valgrind --tool=helgrind, threads=2 and 4,
+#               small sizes;
+#   simpp       the CUDA simulator's pre-pass built with ASan+UBSan, run over every .cu;
+#   sim         the CUDA solutions (rooms 04, 05, 06) built by grading/simcc with
+#               ASan+UBSan and run in the simulator (its fibers tell ASan about their
+#               stacks: see CUDA_SIM_ASAN_FIBERS in grading/sim/cuda_sim.h).
+#
+# A run is clean when it exits 0 (the program's own verdict) and prints no sanitizer
+# report.  One line per run: "sanitize: <tool> <task> [config]: clean" or "FAILED"
+# with the report's first lines; at the end "sanitize: all clean (N runs)" and exit 0,
+# or exit 1.  Needs gcc, MPICH (mpicc, mpiexec), clang + libomp-dev (Archer) and
+# valgrind: installed with apt-get when missing and running as root, otherwise named.
+# Environment: SANITIZE_JOBS (parallel runs; default: the number of cores).
+# Works in build/sanitize/ (removed and made afresh every time).
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+start_ns=$(date +%s%N)
+export NO_COLOR=1 LC_ALL=C
+W=build/sanitize
+jobs_max=${SANITIZE_JOBS:-$(nproc 2>/dev/null || echo 2)}
+[ "$jobs_max" -ge 1 ] 2>/dev/null || jobs_max=2
+
+say() { echo "sanitize: $*"; }
+elapsed() { echo $(( ($(date +%s%N) - start_ns) / 1000000000 )); }
+
+# ---------------------------------------------------------------- tools ----
+archer_lib() { ls /usr/lib/llvm-*/lib/libarcher.so 2>/dev/null | sort -V | tail -n1; }
+missing_packages() {
+    local p=()
+    command -v gcc >/dev/null 2>&1 || p+=(gcc)
+    command -v g++ >/dev/null 2>&1 || p+=(g++)
+    { command -v mpicc >/dev/null 2>&1 && command -v mpicxx >/dev/null 2>&1 && command -v mpiexec >/dev/null 2>&1; } ||
+        p+=(mpich libmpich-dev)
+    command -v clang >/dev/null 2>&1 || p+=(clang)
+    [ -n "$(archer_lib)" ] || p+=(libomp-dev)
+    command -v valgrind >/dev/null 2>&1 || p+=(valgrind)
+    echo "${p[*]}"
+}
+need=$(missing_packages)
+if [ -n "$need" ]; then
+    if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
+        say "installing: $need"
+        # shellcheck disable=SC2086
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -q $need >/dev/null ||
+            { apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $need >/dev/null; }
+        need=$(missing_packages)
+    fi
+    if [ -n "$need" ]; then
+        say "missing tools. Install them with:  sudo apt-get install $need"
+        exit 1
+    fi
+fi
+ARCHER=$(archer_lib)
+# The LLVM that owns libarcher.so (llvm-14) and its clang: the OpenMP runtime must match.
+llvm_dir=${ARCHER%/lib/libarcher.so}
+CLANG=clang
+[ -x "$llvm_dir/bin/clang" ] && CLANG=$llvm_dir/bin/clang
+
+rm -rf "$W" && mkdir -p "$W/bin" "$W/log" "$W/jobs" "$W/res" || exit 2
+W_ABS=$(cd "$W" && pwd)
+
+# ------------------------------------------------------- sanitizer options ----
+ASAN_BASE="detect_leaks=1:abort_on_error=0:exitcode=86"
+UBSAN_OPTS="print_stacktrace=1:halt_on_error=1"
+# MPICH (ch4:ucx) leaks in MPI_Init/MPI_Finalize: in its own code, in UCX, and in hwloc's
+# plugins (hwloc_opencl, ...), which are unloaded again before the leak check.  Their
+# frames are found only by the slow unwinder (the libraries have no frame pointers):
+# each suppression names a library of MPI's, never the workbook's code.
+cat > "$W/lsan-mpi.supp" <<'EOF'
+# LeakSanitizer suppressions for MPI runs only: leaks inside MPI's own libraries.
+leak:libmpich
+leak:libmpi.so
+leak:libopen-pal
+leak:libopen-rte
+leak:libpmix
+leak:libhwloc
+leak:libucp
+leak:libucs
+leak:libuct
+leak:libfabric
+EOF
+ASAN_MPI="$ASAN_BASE:fast_unwind_on_malloc=0"
+LSAN_MPI="suppressions=$W_ABS/lsan-mpi.supp:print_suppressions=0"
+TSAN_OPTS="ignore_noninstrumented_modules=1 halt_on_error=1 exitcode=66"
+
+# Tasks whose solution kills a child process with raise(SIGSEGV) on purpose (room 02:
+# task2's crashing pool worker, task5's isolation demo): ASan must leave SIGSEGV alone
+# there, or it reports the deliberate crash and the child exits 86 instead of dying of
+# the signal the program checks for.  Bad accesses are still caught by ASan's own
+# checks (which need no signal); a wild one still kills the program, and fails the run.
+asan_extra() {
+    case "$1" in
+        02_processes/task2|02_processes/task5) echo ":handle_segv=0" ;;
+    esac
+}
+
+# ------------------------------------------------------------- tasks.ini ----
+# task_configs ROOM/tasks.ini: one line per chosen run, "task<TAB>source<TAB>kind<TAB>config":
+# the first and the last configuration of every runs line (every key at its first /
+# last value) and, for MPI, the last one with ranks=3 when the line lists 3 ranks.
+task_configs() {
+    awk -v OFS='\t' '
+    function trim(s) { sub(/^[ \t]+/, "", s); sub(/[ \t\r]+$/, "", s); return s }
+    /^[ \t]*[;#]/ || /^[ \t]*$/ { next }
+    /^\[/ { sec = $0; gsub(/[][ \t\r]/, "", sec); next }
+    /^[ \t]/ { next }                       # a continuation line (hints)
+    {
+        line = $0; sub(/[ \t]+[;#].*$/, "", line)
+        eq = index(line, "="); if (!eq || sec !~ /^task/) next
+        key = trim(substr(line, 1, eq - 1)); val = trim(substr(line, eq + 1))
+        if (!(sec in seen)) { seen[sec] = 1; order[++ns] = sec }
+        if (key == "kind") kind[sec] = val
+        else if (key == "source") src[sec] = val
+        else if (key == "runs") runs[sec, ++nr[sec]] = val
+    }
+    END {
+        for (i = 1; i <= ns; i++) {
+            s = order[i]
+            for (r = 1; r <= nr[s]; r++) {
+                n = split(runs[s, r], w, /[ \t]+/); first = ""; last = ""; has3 = 0; f = ""; l = ""
+                for (j = 1; j <= n; j++) {
+                    e = index(w[j], "="); k = substr(w[j], 1, e - 1); m = split(substr(w[j], e + 1), v, ",")
+                    first = first (first == "" ? "" : " ") k "=" v[1]
+                    last = last (last == "" ? "" : " ") k "=" v[m]
+                    if (k == "ranks") { f = v[1]; l = v[m]; for (q = 1; q <= m; q++) if (v[q] == "3") has3 = 1 }
+                }
+                print s, src[s], kind[s], first
+                if (last != first) print s, src[s], kind[s], last
+                if (has3 && f != "3" && l != "3") { t = " " last; sub(/ ranks=[0-9]+/, " ranks=3", t); print s, src[s], kind[s], substr(t, 2) }
+            }
+        }
+    }' "$1"
+}
+
+# ------------------------------------------------------------------ jobs ----
+# A job is a small bash script in $W/jobs; it runs one build or one sanitizer run,
+# keeps the output in $W/log, writes its verdict to $W/res and prints its line.
+njobs=0
+cfg_get() { local w; for w in $2; do [ "${w%%=*}" = "$1" ] && { echo "${w#*=}"; return; }; done; }
+cfg_args() { local w out=""; for w in $1; do [ "${w%%=*}" = ranks ] || out+=" $w"; done; echo "${out# }"; }
+q() { printf '%q ' "$@"; }
+
+# add_job LABEL ENV-ASSIGNMENTS COMMAND...: the command runs with the assignments
+# exported, under a time limit (in its own process group, killed as a whole).
+add_job() {
+    local label=$1 envs=$2; shift 2
+    njobs=$((njobs + 1))
+    local id; id=$(printf '%03d' "$njobs")
+    {
+        echo "cd $(q "$PWD")"
+        echo "log=$(q "$W/log/$id.log") res=$(q "$W/res/$id")"
+        [ -n "$envs" ] && echo "export $envs"
+        echo "timeout -k 5 ${JOB_TIMEOUT:-90} $(q "$@") </dev/null >\"\$log\" 2>&1; rc=\$?"
+        echo "label=$(q "$label")"
+        echo 'verdict "$label" "$rc" "$log" "$res"'
+    } > "$W/jobs/$id.sh"
+}
+
+# What counts as a report, for every tool.
+report_re='ERROR: (AddressSanitizer|LeakSanitizer)|AddressSanitizer:DEADLYSIGNAL|runtime error:|WARNING: ThreadSanitizer|ThreadSanitizer: |SUMMARY: [A-Za-z]*Sanitizer|ERROR SUMMARY: [1-9]|Possible data race|Lock order|cuda-sim: error'
+verdict() {
+    local label=$1 rc=$2 log=$3 res=$4 first
+    first=$(grep -m1 -n -E "$report_re" "$log" | cut -d: -f1)
+    if [ "$rc" -eq 0 ] && [ -z "$first" ]; then
+        echo "clean" > "$res"
+        echo "sanitize: $label: clean"
+        return
+    fi
+    echo "failed" > "$res"
+    local why="exit status $rc"
+    [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ] && why="timed out (${JOB_TIMEOUT:-90} s)"
+    {
+        echo "sanitize: $label: FAILED ($why; log: $log)"
+        if [ -n "$first" ]; then
+            sed -n "${first},$((first + 11))p" "$log"
+        else
+            tail -n 8 "$log"
+        fi | sed -e 's/^/    /'
+    } | cat   # one write per line, lines of parallel jobs do not mix
+}
+export -f verdict
+export report_re JOB_TIMEOUT
+
+# run_jobs: every job in $W/jobs, $jobs_max at a time; then empties $W/jobs.
+run_jobs() {
+    local j
+    for j in "$W"/jobs/*.sh; do
+        [ -e "$j" ] || continue
+        while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n; done
+        bash "$j" &
+    done
+    wait
+    rm -f "$W"/jobs/*.sh
+}
+
+# ---------------------------------------------------------------- builds ----
+# shellcheck disable=SC2054
+ASAN_CFLAGS=(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all -g -O1)
+# kind -> the link flags the grader uses for it (grading/src/toolchain.c)
+kind_flags() {
+    case "$1" in
+        pthreads|processes) echo "-pthread" ;;
+        openmp) echo "-fopenmp -pthread" ;;
+        *) echo "" ;;
+    esac
+}
+exe_name() { local t=$1; echo "$W/bin/$2/${t//\//_}"; }
+
+all_configs=$W/configs.tsv
+: > "$all_configs"
+for ini in [0-9][0-9]_*/tasks.ini; do
+    room=${ini%/tasks.ini}
+    task_configs "$ini" | while IFS=$'\t' read -r task src kind cfg; do
+        printf '%s\t%s\t%s\t%s\n' "$room/$task" "solutions/$room/$src" "$kind" "$cfg"
+    done >> "$all_configs"
+done
+
+mkdir -p "$W/bin/asan" "$W/bin/tsan" "$W/bin/plain" "$W/bin/sim"
+JOB_TIMEOUT=120
+# 1. ASan+UBSan builds (gcc, mpicc for MPI)
+while IFS=$'\t' read -r id sol kind; do
+    case "$kind" in c|pthreads|openmp|processes|mpi) ;; *) continue ;; esac
+    cc=gcc; [ "$kind" = mpi ] && cc=mpicc
+    # shellcheck disable=SC2046
+    add_job "build asan+ubsan $id" "" $cc "${ASAN_CFLAGS[@]}" -Igrading -o "$(exe_name "$id" asan)" "$sol" $(kind_flags "$kind") -lm
+    if [ "$kind" = openmp ]; then
+        add_job "build tsan $id" "" "$CLANG" -fopenmp=libomp -fsanitize=thread -g -O1 -Igrading \
+            -o "$(exe_name "$id" tsan)" "$sol" -lm
+    fi
+    if [ "$kind" = pthreads ]; then
+        add_job "build helgrind $id" "" gcc -g -O1 -Igrading -o "$(exe_name "$id" plain)" "$sol" -pthread -lm
+    fi
+done < <(cut -f1-3 "$all_configs" | sort -u)
+# 2. the pre-pass with ASan+UBSan, and the CUDA solutions through simcc with ASan+UBSan
+add_job "build asan+ubsan simpp" "" gcc "${ASAN_CFLAGS[@]}" -o "$W/bin/simpp" grading/sim/simpp.c
+SIM_X=(-Xcompiler -fsanitize=address -Xcompiler -fsanitize=undefined -Xcompiler -fno-omit-frame-pointer
+       -Xcompiler -fno-sanitize-recover=all)
+while IFS=$'\t' read -r id sol kind; do
+    case "$kind" in
+        cuda) add_job "build sim asan+ubsan $id" "" grading/simcc -O1 -g "${SIM_X[@]}" -Igrading \
+                  -o "$(exe_name "$id" sim)" "$sol" -lm ;;
+        cuda_mpi) add_job "build sim asan+ubsan $id" "" grading/simcc -O1 -g -ccbin mpicxx "${SIM_X[@]}" -Igrading \
+                  -o "$(exe_name "$id" sim)" "$sol" -lm ;;
+    esac
+done < <(cut -f1-3 "$all_configs" | sort -u)
+# simcc builds the plain pre-pass on first use: do it once here, not in parallel builds.
+grading/simcc -o "$W/bin/warmup" -c solutions/04_cuda/task1.cu -Igrading >/dev/null 2>&1
+say "building $njobs programs with the sanitizers ..."
+run_jobs > "$W/builds.txt"
+builds_failed=$(grep -c ': FAILED' "$W/builds.txt")
+grep -v ': clean$' "$W/builds.txt"
+builds=$njobs
+njobs=0
+rm -f "$W"/res/*
+
+# ------------------------------------------------------------------ runs ----
+JOB_TIMEOUT=60
+# run_env KIND CONFIG: the environment of one run (OMP_NUM_THREADS from threads=)
+threads_env() { local t; t=$(cfg_get threads "$2"); [ -n "$t" ] && echo "OMP_NUM_THREADS=$t"; }
+
+# 1. ASan+UBSan: every chosen configuration
+while IFS=$'\t' read -r id sol kind cfg; do
+    exe=$(exe_name "$id" asan)
+    [ -x "$exe" ] || continue
+    args=$(cfg_args "$cfg")
+    tenv=$(threads_env "$kind" "$cfg")
+    case "$kind" in
+        mpi)
+            ranks=$(cfg_get ranks "$cfg"); ranks=${ranks:-1}
+            # shellcheck disable=SC2086
+            add_job "asan+ubsan $id [$cfg]" "ASAN_OPTIONS=$ASAN_MPI LSAN_OPTIONS=$LSAN_MPI UBSAN_OPTIONS=$UBSAN_OPTS $tenv" \
+                mpiexec -n "$ranks" "$exe" $args ;;
+        c|pthreads|openmp|processes)
+            # shellcheck disable=SC2086
+            add_job "asan+ubsan $id [$cfg]" "ASAN_OPTIONS=$ASAN_BASE$(asan_extra "$id") UBSAN_OPTIONS=$UBSAN_OPTS $tenv" \
+                "$exe" $args ;;
+    esac
+done < "$all_configs"
+
+# 2. TSan + Archer: the OpenMP solutions with 2 and 4 threads, at the smaller (last) sizes
+while IFS=$'\t' read -r id sol kind cfg; do
+    exe=$(exe_name "$id" tsan)
+    [ -x "$exe" ] || continue
+    # the last configuration of a runs line only (its sizes are the small ones)
+    last=$(awk -F'\t' -v id="$id" '$1 == id' "$all_configs" | tail -n1 | cut -f4)
+    [ "$cfg" = "$last" ] || continue
+    for t in 2 4; do
+        c=$(sed -E "s/(^| )threads=[0-9]+/\1threads=$t/" <<<"$cfg")
+        # shellcheck disable=SC2086,SC2046
+        add_job "tsan $id [$c]" "OMP_TOOL_LIBRARIES=$ARCHER TSAN_OPTIONS='$TSAN_OPTS' OMP_NUM_THREADS=$t" \
+            "$exe" $(cfg_args "$c")
+    done
+done < <(awk -F'\t' '$3 == "openmp"' "$all_configs")
+
+# 3. Helgrind: the pthreads solutions with 2 and 4 threads at small sizes (valgrind runs
+#    them ~100x slower).  Sizes beyond tasks.ini's are within each program's own ranges
+#    (run it with `help`).
+helgrind_cfg() {
+    case "$1" in
+        01_threads/task1) echo "n=1001 seed=7" ;;
+        01_threads/task5) echo "items=23 sleep_ms=1 spin=2000 seed=7" ;;
+        06_data_parallel/task2) echo "n=301 batch=29 epochs=2 seed=7" ;;
+        *) awk -F'\t' -v id="$1" '$1 == id' "$all_configs" | tail -n1 | cut -f4 | sed -E 's/(^| )threads=[0-9]+//' ;;
+    esac
+}
+while read -r id; do
+    exe=$(exe_name "$id" plain)
+    [ -x "$exe" ] || continue
+    for t in 2 4; do
+        c="threads=$t $(helgrind_cfg "$id")"
+        # shellcheck disable=SC2086
+        add_job "helgrind $id [$c]" "" valgrind --tool=helgrind --error-exitcode=77 -q "$exe" $c
+    done
+done < <(awk -F'\t' '$3 == "pthreads" { print $1 }' "$all_configs" | sort -u)
+
+# 4. the pre-pass over every CUDA source (solutions, tasks, the simulator's tests), as simcc runs it
+if [ -x "$W/bin/simpp" ]; then
+    mkdir -p "$W/simpp"
+    for cu in solutions/[0-9][0-9]_*/task*.cu [0-9][0-9]_*/task*.cu grading/tests/sim/*.cu; do
+        [ -e "$cu" ] || continue
+        add_job "asan+ubsan simpp $cu" "ASAN_OPTIONS=$ASAN_BASE UBSAN_OPTIONS=$UBSAN_OPTS" \
+            "$W/bin/simpp" "$cu" "$W/simpp/${cu//\//_}.cpp"
+    done
+fi
+
+# 5. the CUDA solutions in the simulator, built with ASan+UBSan
+while IFS=$'\t' read -r id sol kind cfg; do
+    exe=$(exe_name "$id" sim)
+    [ -x "$exe" ] || continue
+    args=$(cfg_args "$cfg")
+    case "$kind" in
+        cuda)
+            # shellcheck disable=SC2086
+            add_job "asan+ubsan sim $id [$cfg]" "ASAN_OPTIONS=$ASAN_BASE UBSAN_OPTIONS=$UBSAN_OPTS" "$exe" $args ;;
+        cuda_mpi)
+            ranks=$(cfg_get ranks "$cfg"); ranks=${ranks:-1}
+            # shellcheck disable=SC2086
+            add_job "asan+ubsan sim $id [$cfg]" "ASAN_OPTIONS=$ASAN_MPI LSAN_OPTIONS=$LSAN_MPI UBSAN_OPTIONS=$UBSAN_OPTS" \
+                mpiexec -n "$ranks" "$exe" $args ;;
+    esac
+done < "$all_configs"
+
+say "$njobs sanitizer runs, $jobs_max at a time ..."
+run_jobs
+runs=$njobs
+clean=$(grep -l '^clean$' "$W"/res/* 2>/dev/null | wc -l)
+failed=$((runs - clean + builds_failed))
+
+# Nothing of ours may still be running (every run had its own process group and limit).
+left=$(pgrep -f "$W_ABS/bin/|$W/bin/" 2>/dev/null | tr '\n' ' ')
+if [ -n "$left" ]; then
+    say "FAILED: processes left running: $left (killed)"
+    # shellcheck disable=SC2086
+    kill -9 $left 2>/dev/null
+    failed=$((failed + 1))
+fi
+
+if [ "$failed" -eq 0 ]; then
+    say "all clean ($runs runs, $builds builds) in $(elapsed) s"
+    exit 0
+fi
+say "$failed of $((runs + builds)) builds and runs FAILED (logs in $W/log) in $(elapsed) s"
+exit 1
