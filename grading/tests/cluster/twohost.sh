@@ -99,9 +99,17 @@ for sol in solutions/03_mpi/task*.c; do
             exit}' 03_mpi/tasks.ini)
     args=${args% }
     out=build/twohost/$id.out
-    ip netns exec "$ns_a" unshare --uts sh -c "hostname host-a; exec timeout -k 5 60 mpiexec -launcher ssh \
-        -launcher-exec $dir/netns-ssh -iface $dev -hosts $addr_a,$addr_b -ppn 1 -n 2 $ucx $PWD/$exe $args" >"$out" 2>&1
-    rc=$?
+    # The known exit hang (see above) also strikes, rarely, with one rank per host on a
+    # busy machine: a run that printed a correct verdict and then hung is tried again.
+    local_try=1
+    while :; do
+        ip netns exec "$ns_a" unshare --uts sh -c "hostname host-a; exec timeout -k 5 20 mpiexec -launcher ssh \
+            -launcher-exec $dir/netns-ssh -iface $dev -hosts $addr_a,$addr_b -ppn 1 -n 2 $ucx $PWD/$exe $args" >"$out" 2>&1
+        rc=$?
+        [ $rc -eq 124 ] && grep -q 'verdict: all results correct' "$out" && [ $local_try -lt 3 ] || break
+        say "  03_mpi/$id: a correct verdict, then a hang at exit (the MPICH 4.0.2 + UCX bug): trying again"
+        local_try=$((local_try + 1))
+    done
     ran=$((ran + 1))
     if [ $rc -eq 0 ] && grep -q 'verdict: all results correct' "$out"; then
         say "  03_mpi/$id on host-a and host-b ($args): $(grep -m1 -E '^result ' "$out")"
