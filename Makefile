@@ -33,7 +33,7 @@ GRADE_FILTER := $(if $(ROOM),--room $(ROOM)) $(if $(TASK),--task $(TASK))
 GRADE_OPTS := $(if $(filter 1,$(V)),--verbose) $(if $(GRADESCOPE),--gradescope '$(GRADESCOPE)')
 
 .PHONY: all list grade test unit-test check-generated check-solutions check-tasks check-hostile check-sim check-gpu test-cluster check-class check-class-html sanitize sanitize-gpu \
-        check-learner-loop \
+        check-learner-loop stress fuzz check-data-safety \
         pristine generate doctor deps hint reset grade-class progress watch diff bench clean help
 
 all: $(GRADE) $(PRGEN) $(CLASS_REPORT)
@@ -66,7 +66,7 @@ grade: $(GRADE)
 test:
 	$(Q)$(DEPS) ensure test
 	$(Q)$(MAKE) --no-print-directory unit-test check-sim check-generated check-solutions check-tasks check-hostile \
-	    check-class check-learner-loop check-gpu
+	    check-class check-learner-loop check-data-safety check-gpu
 	@echo "make test: all checks passed"
 
 unit-test: $(UNIT)
@@ -98,6 +98,19 @@ sanitize: $(GRADE)
 ## sanitize-gpu: compute-sanitizer (memcheck, racecheck, synccheck) over the CUDA solutions (GPU only; SKIP elsewhere)
 sanitize-gpu:
 	$(Q)bash grading/tests/sanitize-gpu.sh
+
+## stress: every solution graded again and again (STRESS=short: once, plus a simulator seed;
+##         STRESS=long: 50 passes and 50 simulator seeds, hours), ROOM=/TASK= to narrow it
+stress: $(GRADE)
+	$(Q)bash grading/tests/stress.sh $(or $(STRESS),short) $(if $(ROOM),--room $(ROOM)) $(if $(TASK),--task $(TASK))
+
+## fuzz: the result-line parser and the tasks.ini reader under libFuzzer (FUZZ_SECONDS each, default 30)
+fuzz:
+	$(Q)bash grading/tests/fuzz.sh $(FUZZ_SECONDS)
+
+## check-data-safety: reset, grade, clean, generate and grade-class never lose a learner's file
+check-data-safety: $(GRADE)
+	$(Q)bash grading/tests/check-data-safety.sh
 
 ## check-learner-loop: make progress, diff, watch, V=1 and GRADESCOPE= on a clone, as a learner uses them
 check-learner-loop: $(GRADE)

@@ -7,13 +7,21 @@ cd "$(dirname "$0")/.."
 . grading/lib.sh
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
+status=0
 for sol in $(list_solutions); do
     task=${sol#solutions/}
     mkdir -p "$(dirname "$task")"
     grading/bin/prgen "$sol" > "$tmp"
     if [ -e "$task" ] && ! cmp -s "$tmp" "$task"; then
         if ! git rev-parse -q --verify HEAD >/dev/null 2>&1 || ! git diff --quiet HEAD -- "$task" 2>/dev/null; then
-            echo "generate: $task has its own changes: kept as $(backup_file "$task")"
+            # Never overwrite a file that could not be backed up (set -e does not see
+            # a failure inside "$(...)" in echo's arguments).
+            if ! backup=$(backup_file "$task"); then
+                echo "generate: could not back up $task: left as it is" >&2
+                status=1
+                continue
+            fi
+            echo "generate: $task has its own changes: kept as $backup"
         fi
     fi
     if [ ! -e "$task" ] || ! cmp -s "$tmp" "$task"; then
@@ -21,3 +29,4 @@ for sol in $(list_solutions); do
         echo "generate: wrote $task"
     fi
 done
+exit $status

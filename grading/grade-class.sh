@@ -47,6 +47,11 @@ mapfile -t task_files < <(list_solutions | sed 's|^solutions/||')
 mapfile -t entries < <(find "$subs" -mindepth 1 -maxdepth 1 \( -type d -o -type f -o -type l \) | LC_ALL=C sort)
 [ ${#entries[@]} -gt 0 ] || die "SUBMISSIONS=$subs is empty: put one folder, .tar.gz or .zip per student in it"
 
+# Each run clears its output folder: the submissions must not be in it (nor it in them).
+mkdir -p "$out" || die "cannot write to $out"
+out_abs=$(cd "$out" && pwd)
+case "$subs/" in "$out_abs"/*) die "SUBMISSIONS=$subs is inside the output folder $out_abs, which every run clears: move the submissions elsewhere" ;; esac
+case "$out_abs/" in "$subs"/*) die "the output folder $out_abs (CLASS_OUT) is inside SUBMISSIONS=$subs: choose another CLASS_OUT" ;; esac
 rm -rf "$out/students" "$out/class.csv" "$out/summary.html"
 mkdir -p "$out/students" "$out/ref" || die "cannot write to $out"
 out=$(cd "$out" && pwd)

@@ -154,7 +154,22 @@ typedef struct {
     size_t errlen;
     int failed;
     strlist runs_lines;  /* per task, parallel to room->tasks: collected then expanded */
+    FILE *file;
+    int lineno;          /* lines read so far: the line inih is handling */
+    int fail_line;
+    char fail_msg[400];
 } parse_state;
+
+/* inih's reader, counting lines (inih counts one line per call too), so that an
+ * error found by the handler gets its own line number. */
+static char *read_line(char *str, int num, void *stream)
+{
+    parse_state *st = stream;
+    char *s = fgets(str, num, st->file);
+    if (s)
+        st->lineno++;
+    return s;
+}
 
 static task_meta *task_for_section(parse_state *st, const char *section)
 {
@@ -188,9 +203,8 @@ static void set_text(char **field, const char *value)
 static int fail(parse_state *st, const char *fmt, const char *a, const char *b)
 {
     if (!st->failed) {
-        char msg[400];
-        snprintf(msg, sizeof msg, fmt, a, b);
-        snprintf(st->err, st->errlen, "%s: %s", st->path, msg);
+        snprintf(st->fail_msg, sizeof st->fail_msg, fmt, a, b);
+        st->fail_line = st->lineno;
         st->failed = 1;
     }
     return 0;
@@ -255,22 +269,22 @@ int room_load(const char *ini_path, const char *dir, room_meta *room, char *err,
 {
     memset(room, 0, sizeof *room);
     room->dir = xstrdup(dir);
-    parse_state st = { room, ini_path, err, errlen, 0, { 0 } };
+    parse_state st = { room, ini_path, err, errlen, 0, { 0 }, NULL, 0, 0, "" };
     FILE *f = fopen(ini_path, "r");
     if (!f) {
         snprintf(err, errlen, "%s: cannot open", ini_path);
         return -1;
     }
-    int line = ini_parse_file(f, on_ini_entry, &st);
+    st.file = f;
+    int line = ini_parse_stream(read_line, &st, on_ini_entry, &st);
     fclose(f);
-    if (line != 0 && !st.failed)
+    /* The first error wins: a line inih could not read, or one the handler refused. */
+    if (st.failed && (line <= 0 || st.fail_line <= line))
+        snprintf(err, errlen, "%s:%d: %s", ini_path, st.fail_line, st.fail_msg);
+    else if (line > 0)
         snprintf(err, errlen, "%s:%d: not a valid INI line (or longer than 200 characters)", ini_path, line);
-    else if (line > 0 && st.failed) {
-        char *copy = xstrdup(err);
-        /* put the line number in: path:line: message */
-        snprintf(err, errlen, "%s:%d:%s", ini_path, line, copy + strlen(ini_path) + 1);
-        free(copy);
-    }
+    else if (line < 0)
+        snprintf(err, errlen, "%s: cannot read", ini_path);
     int status = (line != 0 || st.failed) ? -1 : 0;
     for (int i = 0; status == 0 && i < room->ntasks; i++) {
         task_meta *t = &room->tasks[i];

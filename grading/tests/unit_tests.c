@@ -243,7 +243,12 @@ static void test_room_load_errors(void)
     char err[400] = "";
     CU_ASSERT_EQUAL(load_ini("[task1]\ntitle = A\nsource = a.c\nkind = fortran\nruns = n=1\n", &room, err, sizeof err), -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "unknown kind 'fortran'"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(err, ":4:"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, ":4:")); /* the line of the kind */
+    free_room(&room);
+    /* A malformed line before it: that line is the first error, with its own number. */
+    CU_ASSERT_EQUAL(load_ini("garbage line\n[task1]\ntitle = A\nsource = a.c\nkind = fortran\nruns = n=1\n", &room,
+                             err, sizeof err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, ":1: not a valid INI line"));
     free_room(&room);
     CU_ASSERT_EQUAL(load_ini("[task1]\ntitle = A\nsource = a.c\nkind = c\n", &room, err, sizeof err), -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "has no runs"));
