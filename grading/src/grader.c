@@ -202,6 +202,12 @@ grade_status judge_run(const run_result *task_run, double timeout, const result_
                     ? launcher_reported_signal(task_run->err) : 0;
     if (!rank_signal && via_launcher && task_run->outcome == RUN_EXITED && task_run->exit_code != 0)
         rank_signal = launcher_reported_signal(task_run->out); /* Hydra prints it on stdout */
+    /* SIGHUP, and SIGKILL after a rank's own pr.h complaint, are the launcher's
+     * clean-up (Hydra hangs up on, then kills, the other ranks once one has exited
+     * with an error): that rank's exit status is the story, not a crash. */
+    if (rank_signal == SIGHUP ||
+        (rank_signal == SIGKILL && task_run->err_len && strstr(task_run->err, "pr.h: ")))
+        rank_signal = 0;
     if (rank_signal) {
         *message = xasprintf("a rank was killed by %s (%s), said %s", signal_name(rank_signal),
                              strsignal(rank_signal), "the MPI launcher");

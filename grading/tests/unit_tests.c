@@ -499,6 +499,15 @@ static void test_judge_run(void)
     free(msg);
     CU_ASSERT_EQUAL(judge_run(&res, 1, &want, 0, &msg), ST_FAIL); /* not launched by mpiexec */
     free(msg);
+    /* Hydra hanging up on the other ranks after one exited with an error: not a crash. */
+    res.exit_code = 1;
+    res.out = "result a = 1\n";
+    res.err = "pr.h: this rank ended without calling MPI_Finalize\n"
+              "YOUR APPLICATION TERMINATED WITH THE EXIT STRING: Hangup (signal 1)\n";
+    res.err_len = strlen(res.err);
+    CU_ASSERT_EQUAL(judge_run(&res, 1, &want, 1, &msg), ST_FAIL);
+    CU_ASSERT_PTR_NOT_NULL(msg && strstr(msg, "MPI_Finalize"));
+    free(msg);
     results_free(&want);
 }
 
