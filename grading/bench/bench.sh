@@ -181,10 +181,13 @@ bench_dp() {
     local p s spread serial eff
     : > "$out/ddp.dat"
     for p in 1 2 3 4; do
-        read -r s spread < <(for _ in $(seq "$reps"); do mpiexec -n "$p" "$out/bin/ddp" hidden=400 n=4001 batch=401 epochs=3 |
-            grep -E "^  time DDP" | sed -E 's/.*per epoch +([0-9.]+) s.*/\1/'; done | stats)
-        read -r serial _ < <(for _ in $(seq "$reps"); do mpiexec -n "$p" "$out/bin/ddp" hidden=400 n=4001 batch=401 epochs=3 |
-            time_of "serial, per epoch"; done | stats)
+        # Each run prints both times (its own serial run and DDP): run it once, read both.
+        for i in $(seq "$reps"); do
+            mpiexec -n "$p" "$out/bin/ddp" hidden=400 n=4001 batch=401 epochs=3 > "$out/ddp.$p.$i.txt" 2>&1
+        done
+        read -r s spread < <(cat "$out"/ddp."$p".*.txt | grep -E "^  time DDP" |
+            sed -E 's/.*per epoch +([0-9.]+) s.*/\1/' | stats)
+        read -r serial _ < <(for f in "$out"/ddp."$p".*.txt; do time_of "serial, per epoch" < "$f"; done | stats)
         eff=$(awk -v a="$serial" -v b="$s" -v p="$p" 'BEGIN {printf "%.2f", a / (p * b)}')
         echo "$p $s $eff" >> "$out/ddp.dat"
         local note=""; [ "$p" -gt "$cores" ] && note="more ranks than cores"
