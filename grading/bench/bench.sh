@@ -159,10 +159,72 @@ bench_mpi() {
 }
 
 # ---- 04: CUDA: on a GPU, or the simulator's speed ------------------------------
+# rate_of WHAT WAY: the rate of "bench what=WHAT way=WAY ... rate=R" lines on stdin
+rate_of() { sed -nE "s/^bench what=$1 way=$2 .* rate=([0-9.]+) .* ok=1$/\1/p"; }
+# gflops_of LABEL: "  A*B: ... LABEL 123.45 GFLOP/s" (room 04 task 3's summary lines)
+gflops_of() { grep -oE "$1 [0-9.]+ GFLOP/s" | head -n1 | awk '{print $(NF - 1)}'; }
+bench_gpu() {
+    local nvcc=${NVCC:-nvcc} arch=${CUDA_ARCH:-native} f i
+    command -v "$nvcc" >/dev/null 2>&1 || nvcc=/usr/local/cuda/bin/nvcc
+    if ! command -v "$nvcc" >/dev/null 2>&1; then
+        row cuda "GPU benchmarks" "-" "" 0 "" "" "" "" "a GPU but no nvcc: not measured"; return
+    fi
+    local build=("$nvcc" -O3 -arch="$arch" -Igrading)
+    "${build[@]}" -o "$out/bin/gpubench" grading/bench/gpubench.cu -lcublas &&
+        "${build[@]}" -o "$out/bin/gpusum" solutions/04_cuda/task2.cu &&
+        "${build[@]}" -o "$out/bin/gpumm" solutions/04_cuda/task3.cu -lcublas &&
+        "${build[@]}" -o "$out/bin/gpucross" solutions/04_cuda/task4.cu ||
+        { row cuda "GPU benchmarks" "-" "" 0 "" "" "" "" "nvcc failed: not measured"; return; }
+    "$out/bin/gpubench" what=check > "$out/gpucheck.txt" 2>&1 ||
+        { row cuda "gpubench what=check" "-" "" 0 "" "" "" "" "WRONG results on this GPU: see $out/gpucheck.txt"; missed=$((missed + 1)); return; }
+    local dev; dev=$("$out/bin/gpubench" what=copy n=1048576 reps=1 | sed -nE 's/^bench device name="([^"]*)".*/\1/p')
+    row cuda "the GPU" "-" "" 0 "" "" "" "" "$dev"
+
+    # The ceiling: device-to-device copy, 2^26 floats (256 MiB each way), the better of
+    # cudaMemcpy and a copy kernel; bytes read + bytes written, as STREAM counts them.
+    local n=67108864 memcpy copyk ceil spread sp2
+    for i in $(seq "$reps"); do "$out/bin/gpubench" what=copy n=$n reps=20 > "$out/gpucopy.$i.txt" || return; done
+    read -r memcpy spread < <(cat "$out"/gpucopy.*.txt | rate_of copy cudaMemcpy | stats)
+    read -r copyk sp2 < <(cat "$out"/gpucopy.*.txt | rate_of copy copy_kernel | stats)
+    ceil=$(awk -v a="$memcpy" -v b="$copyk" 'BEGIN {print (a > b ? a : b)}')
+    row cuda "device copy, cudaMemcpy, 2^26 floats" "$memcpy" GB/s "$spread" "" "" "" "" ""
+    row cuda "device copy, copy kernel, 2^26 floats" "$copyk" GB/s "$sp2" "" "" "" "" ""
+
+    # Reductions of 2^26 unsigned values: room 04 task 2 (the lesson's kernel), the
+    # advanced kernel of gpubench.cu, and CUB -- against the copy and against CUB.
+    local cub fast lesson
+    for i in $(seq "$reps"); do "$out/bin/gpubench" what=reduce n=$n reps=20 > "$out/gpureduce.$i.txt" || return; done
+    read -r cub spread < <(cat "$out"/gpureduce.*.txt | rate_of reduce cub_DeviceReduce | stats)
+    read -r fast sp2 < <(cat "$out"/gpureduce.*.txt | rate_of reduce sum_fast | stats)
+    row cuda "CUB DeviceReduce, 2^26 values (bytes read / time)" "$cub" GB/s "$spread" copy "$ceil GB/s" "$(ratio "$cub" "$ceil")" "" ""
+    row cuda "advanced reduction (gpubench.cu sum_fast) vs copy" "$fast" GB/s "$sp2" copy "$ceil GB/s" "$(ratio "$fast" "$ceil")" ">= 0.90" "$(verdict "$(ratio "$fast" "$ceil")" ">=" 0.90)"
+    row cuda "advanced reduction (gpubench.cu sum_fast) vs CUB" "$fast" GB/s "$sp2" CUB "$cub GB/s" "$(ratio "$fast" "$cub")" ">= 0.95" "$(verdict "$(ratio "$fast" "$cub")" ">=" 0.95)"
+    read -r lesson spread < <(for _ in $(seq "$reps"); do "$out/bin/gpusum" n=$n tpb=256 |
+        sed -nE 's/.*GPU kernel ([0-9.]+) GB\/s.*/\1/p'; done | stats)
+    row cuda "04 task2 (one value a thread, shared-memory tree)" "$lesson" GB/s "$spread" copy "$ceil GB/s" "$(ratio "$lesson" "$ceil")" "" "vs CUB $(ratio "$lesson" "$cub")"
+
+    # SGEMM: room 04 task 3's tiled kernel against cuBLAS in the same program (2048^3),
+    # and the register-tiled kernel against cuBLAS (4096^3).
+    local tiled cublas reg cub2
+    for i in $(seq "$reps"); do "$out/bin/gpumm" m=2048 n=2048 k=2048 > "$out/gpumm.$i.txt" || return; done
+    read -r tiled spread < <(for f in "$out"/gpumm.*.txt; do gflops_of tiled < "$f"; done | stats)
+    read -r cublas sp2 < <(for f in "$out"/gpumm.*.txt; do gflops_of cuBLAS < "$f"; done | stats)
+    row cuda "04 task3 tiled SGEMM, 2048^3" "$tiled" GFLOP/s "$spread" cuBLAS "$cublas GFLOP/s" "$(ratio "$tiled" "$cublas")" ">= 0.50" "$(verdict "$(ratio "$tiled" "$cublas")" ">=" 0.50)"
+    for i in $(seq "$reps"); do "$out/bin/gpubench" what=sgemm n=4096 reps=10 > "$out/gpusgemm.$i.txt" || return; done
+    read -r reg spread < <(cat "$out"/gpusgemm.*.txt | rate_of sgemm sgemm_reg | stats)
+    read -r cub2 sp2 < <(cat "$out"/gpusgemm.*.txt | rate_of sgemm cublasSgemm | stats)
+    row cuda "register-tiled SGEMM (gpubench.cu sgemm_reg), 4096^3" "$reg" GFLOP/s "$spread" cuBLAS "$cub2 GFLOP/s" "$(ratio "$reg" "$cub2")" ">= 0.75" "$(verdict "$(ratio "$reg" "$cub2")" ">=" 0.75)"
+
+    # Where the GPU, copies included, first beats the CPU (room 04 task 4's table).
+    local cross
+    cross=$("$out/bin/gpucross" rows=100000 cols=10 > "$out/gpucross.txt" 2>&1; sed -nE 's/.*first wins at ([0-9]+) rows.*/\1/p' "$out/gpucross.txt")
+    row cuda "04 task4: rows where the GPU (copies included) first wins" "${cross:-none}" rows 0 "" "" "" "" "$([ -n "$cross" ] || echo "no win up to 10^7 rows")"
+}
+
 bench_cuda() {
     section "04 CUDA"
     if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
-        row cuda "GPU ceilings (device copy bandwidth, CUB, cuBLAS)" "-" "" 0 "" "" "" "" "not built yet: see docs/benchmarks.md"
+        bench_gpu
     else
         row cuda "GPU reduction vs copy bandwidth and CUB; tiled vs cuBLAS SGEMM" "-" "" 0 "" "" "" "" "no GPU here: not measured"
     fi

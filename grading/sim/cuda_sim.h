@@ -53,6 +53,7 @@
 #define __forceinline__ inline __attribute__((always_inline))
 #define __launch_bounds__(...)
 #define __restrict__ __restrict
+#define __align__(n) __attribute__((aligned(n)))
 #define __shared__ __attribute__((section("cuda_sim_shared"), aligned(16))) static
 #define __sim_extern_shared__ __attribute__((aligned(16)))
 
@@ -62,9 +63,9 @@
 struct uint3 { unsigned int x, y, z; };
 struct int2 { int x, y; };
 struct int3 { int x, y, z; };
-struct int4 { int x, y, z, w; };
+struct __attribute__((aligned(16))) int4 { int x, y, z, w; };
 struct uint2 { unsigned int x, y; };
-struct uint4 { unsigned int x, y, z, w; };
+struct __attribute__((aligned(16))) uint4 { unsigned int x, y, z, w; };
 struct __attribute__((aligned(8))) float2 { float x, y; };
 struct float3 { float x, y, z; };
 struct __attribute__((aligned(16))) float4 { float x, y, z, w; };

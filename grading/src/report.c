@@ -185,8 +185,11 @@ static json_t *machine_json(const toolchain *tc)
 {
     /* the design's "none|sim|<gpu name>": what CUDA tasks run on */
     const char *cuda = tc->have_gpu && !tc->force_sim ? tc->gpu_name : tc->simcc ? "sim" : "none";
-    return json_pack("{s:i, s:s, s:s, s:b, s:s, s:b}", "cores", tc->cores, "mpi", tc->mpi_version, "cuda",
-                     cuda, "cuda_aware_mpi", 0, "cc", tc->cc, "nvcc", tc->have_nvcc);
+    /* cuda_aware_mpi: asked of the MPI where CUDA tasks run on a GPU; null when it
+     * could not be asked */
+    return json_pack("{s:i, s:s, s:s, s:o, s:s, s:b}", "cores", tc->cores, "mpi", tc->mpi_version, "cuda",
+                     cuda, "cuda_aware_mpi", tc->cuda_aware < 0 ? json_null() : json_boolean(tc->cuda_aware),
+                     "cc", tc->cc, "nvcc", tc->have_nvcc);
 }
 
 static json_t *opt_string(const char *s)

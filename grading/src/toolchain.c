@@ -137,6 +137,55 @@ static void detect_gpu(toolchain *tc)
     free(text);
 }
 
+int toolchain_ask_cuda_aware(const toolchain *tc)
+{
+    if (!tc->have_mpi)
+        return -1;
+    const char *tmp = getenv("TMPDIR");
+    char *dir = xasprintf("%s/grade-aware.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(dir)) {
+        free(dir);
+        return -1;
+    }
+    static const char probe[] = "#define PR_MPI\n#include \"pr.h\"\n"
+                                "int main(int argc, char **argv)\n{\n    MPI_Init(&argc, &argv);\n"
+                                "    const char *why = NULL;\n"
+                                "    printf(\"cuda_aware=%d\\n\", pr_mpi_cuda_aware(&why));\n"
+                                "    MPI_Finalize();\n    return 0;\n}\n";
+    char *src = xasprintf("%s/aware.c", dir), *exe = xasprintf("%s/aware", dir);
+    char *inc = xasprintf("-I%s", tc->include_dir);
+    int answer = -1;
+    if (write_file(src, probe, sizeof probe - 1) == 0) {
+        char *build[] = { tc->mpicc, inc, "-o", exe, src, NULL };
+        run_request breq = { .argv = build, .cwd = dir, .timeout = 60.0, .kill_grace = 1.0,
+                             .output_cap = 64 * 1024 };
+        run_result bres;
+        run_process(&breq, &bres);
+        int built = bres.outcome == RUN_EXITED && bres.exit_code == 0;
+        run_result_free(&bres);
+        if (built) {
+            /* launched as an MPI task with one rank is (mpiexec or srun, flags, hosts) */
+            task_meta probe_task = { .kind = "mpi" };
+            run_config one = { 0 };
+            strlist argv = { 0 }, env = { 0 };
+            launch_command(tc, &probe_task, &one, exe, &argv, &env);
+            run_request req = { .argv = sl_argv(&argv), .env_extra = env.count ? sl_argv(&env) : NULL,
+                                .cwd = dir, .timeout = 30.0, .kill_grace = 1.0, .output_cap = 64 * 1024 };
+            run_result res;
+            run_process(&req, &res);
+            const char *line = res.outcome == RUN_EXITED && res.exit_code == 0 ? strstr(res.out, "cuda_aware=") : NULL;
+            if (line && (line[11] == '0' || line[11] == '1'))
+                answer = line[11] - '0';
+            run_result_free(&res);
+            sl_free(&argv);
+            sl_free(&env);
+        }
+    }
+    remove_tree(dir);
+    free(src), free(exe), free(inc), free(dir);
+    return answer;
+}
+
 /* MPICXX, or the C++ wrapper beside MPICC (".../mpicc" -> ".../mpicxx"). */
 static char *default_mpicxx(const char *mpicc)
 {
@@ -198,6 +247,7 @@ void toolchain_detect(toolchain *tc, const char *root)
     tc->cores = cores > 0 ? (int)cores : 1;
     detect_mpi(tc);
     detect_gpu(tc);
+    tc->cuda_aware = tc->have_gpu && !tc->force_sim && tc->have_mpi ? toolchain_ask_cuda_aware(tc) : 0;
 }
 
 void toolchain_free(toolchain *tc)

@@ -30,6 +30,7 @@ typedef struct {
     char *hostfile;          /* GRADE_HOSTFILE (make grade HOSTFILE=f): mpiexec's host file, or NULL */
     char *mpi_version;       /* "MPICH 4.0.2", "Open MPI 4.1.4", or "none" */
     char *gpu_name;          /* first GPU's name, or NULL */
+    int cuda_aware;          /* the report's cuda_aware_mpi: 1, 0, or -1 (could not ask) */
     int cores;
 } toolchain;
 
@@ -41,6 +42,13 @@ char *toolchain_check_hosts(void);
  * run under the runner's limits).  root is the workbook's absolute path. */
 void toolchain_detect(toolchain *tc, const char *root);
 void toolchain_free(toolchain *tc);
+
+/* Asks the MPI, with one real rank, what room 05's programs ask (pr.h's
+ * pr_mpi_cuda_aware, PR_CUDA_AWARE honoured): 1 CUDA-aware, 0 not, -1 when the
+ * question could not be asked (no MPI; the probe did not build or run).
+ * toolchain_detect asks only where CUDA tasks run natively (a GPU, no GRADE_CUDA=sim);
+ * elsewhere the answer is 0: in the simulator no MPI is CUDA-aware. */
+int toolchain_ask_cuda_aware(const toolchain *tc);
 
 /* Why a task of this kind cannot run here (a new string), or NULL when it can.
  * *needs_gpu is set to 1 when the only thing missing is a GPU (or nvcc). */

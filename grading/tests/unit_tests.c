@@ -664,6 +664,38 @@ static void test_gradescope_and_progress(void)
     toolchain_free(&tc);
 }
 
+/* The cuda_aware_mpi probe, asked of the real MPI: MPICH and Open MPI as
+ * packaged are not CUDA-aware (0); PR_CUDA_AWARE=1 must come through as 1. */
+static void test_toolchain_cuda_aware_probe(void)
+{
+    toolchain tc;
+    fake_toolchain(&tc, 1);
+    free(tc.include_dir);
+    tc.include_dir = realpath("grading", NULL); /* make runs the tests from the top folder */
+    CU_ASSERT_PTR_NOT_NULL_FATAL(tc.include_dir);
+    tc.have_mpi = program_exists("mpicc") && program_exists("mpiexec");
+    if (!tc.have_mpi) {
+        CU_ASSERT_EQUAL(toolchain_ask_cuda_aware(&tc), -1);
+        fprintf(stderr, "\n  (no mpicc/mpiexec: only the no-MPI answer was checked) ");
+        toolchain_free(&tc);
+        return;
+    }
+    char *was = getenv("PR_CUDA_AWARE") ? xstrdup(getenv("PR_CUDA_AWARE")) : NULL;
+    unsetenv("PR_CUDA_AWARE");
+    CU_ASSERT_EQUAL(toolchain_ask_cuda_aware(&tc), 0);
+    setenv("PR_CUDA_AWARE", "1", 1);
+    CU_ASSERT_EQUAL(toolchain_ask_cuda_aware(&tc), 1);
+    free(tc.mpicc);
+    tc.mpicc = xstrdup("false"); /* the probe does not build: could not ask */
+    CU_ASSERT_EQUAL(toolchain_ask_cuda_aware(&tc), -1);
+    if (was)
+        setenv("PR_CUDA_AWARE", was, 1);
+    else
+        unsetenv("PR_CUDA_AWARE");
+    free(was);
+    toolchain_free(&tc);
+}
+
 int main(void)
 {
     if (runner_init() != 0) {
@@ -702,6 +734,7 @@ int main(void)
         { "grader", "judging a run", test_judge_run },
         { "grader", "a rank's signal from the MPI launcher", test_launcher_signal },
         { "toolchain", "CUDA + MPI: simulated or native, libraries, skips", test_toolchain_cuda_mpi },
+        { "toolchain", "the CUDA-aware MPI probe", test_toolchain_cuda_aware_probe },
         { "report", "Gradescope's results.json and the progress record", test_gradescope_and_progress },
     };
     CU_pSuite suite = NULL;
