@@ -321,6 +321,24 @@ static int room_escapes(const class_summary *cls, int r)
     return n;
 }
 
+/* How many graded students' reports have any task of room r (0: the room was
+ * left out of this class grading, e.g. by ROOM=). */
+static int room_graded(const class_summary *cls, int r)
+{
+    int n = 0;
+    for (int s = 0; s < cls->nstudents; s++) {
+        const student *st = &cls->students[s];
+        if (st->error)
+            continue;
+        for (int t = cls->room_start[r]; t < cls->room_start[r + 1]; t++)
+            if (st->cells[t] != CELL_MISSING) {
+                n++;
+                break;
+            }
+    }
+    return n;
+}
+
 /* The first task, in workbook order, graded and not PASS or SKIP (a SKIP is the
  * machine's doing, a missing task the report's); -1 when there is none. */
 static int stuck_task(const class_summary *cls, const student *st)
@@ -504,6 +522,11 @@ static void html_room_card(FILE *f, const class_summary *cls, int r)
     html_text(f, room->dir);
     fputs(" <span class=\"muted\">", f);
     html_text(f, room->title);
+    if (cls->ngraded > 0 && room_graded(cls, r) == 0) {
+        /* not 0%: nobody was graded on it */
+        fputs("</span></h3>\n<p class=\"muted ungraded\">not graded in this run (no report has its tasks)</p></div>\n", f);
+        return;
+    }
     fputs("</span></h3>\n<table class=\"rates\">\n<tr class=\"room\"><td>escaped</td>", f);
     html_bar(f, room_escapes(cls, r), cls->ngraded, "");
     fputs("</tr>\n", f);

@@ -153,6 +153,12 @@ sed -E 's/"[^"]*"//g' "$html" | grep -Eqi '<[^>]*(src|href)=|<link|@import|url\(
 for reason in 'empty submission' 'no report: grading did not finish' 'unreadable report: '; do
     grep -qF "$reason" "$html" || fail "the HTML does not list the error '$reason'"
 done
+# Only room 01 was graded: its card has the bars, the other rooms say so instead of 0%.
+awk '/<h3>01_threads /,/<\/div>/' "$html" | grep -q 'class="rates"' || fail "room 01's card has no pass rates"
+for r in 02_processes 06_data_parallel; do
+    awk "/<h3>$r /,/<\\/div>/" "$html" | grep -q 'not graded in this run' ||
+        fail "room $r (not graded) is not marked 'not graded in this run' in the HTML"
+done
 grep -q 'title="01_threads/task1: FAIL &mdash; \[threads=' "$html" ||
     fail "no tooltip with the first message line of a failing task"
 grep -q '>01_threads/task1</td><td><span class="tag fail">FAIL' "$html" ||
