@@ -32,7 +32,7 @@ GRADE_FILTER := $(if $(ROOM),--room $(ROOM)) $(if $(TASK),--task $(TASK))
 # V=1: the grader prints every command it runs; GRADESCOPE=path: also Gradescope's results.json.
 GRADE_OPTS := $(if $(filter 1,$(V)),--verbose) $(if $(GRADESCOPE),--gradescope '$(GRADESCOPE)')
 
-.PHONY: all list grade test unit-test check-generated check-solutions check-tasks check-hostile check-sim check-gpu test-cluster check-class check-class-html sanitize sanitize-gpu \
+.PHONY: all list grade test unit-test check-generated check-solutions check-tasks check-hostile check-sim check-gpu test-cluster check-class check-class-html sanitize sanitize-gpu gpu-session \
         check-learner-loop stress fuzz check-data-safety \
         pristine generate doctor deps hint reset grade-class progress watch diff bench clean help
 
@@ -98,6 +98,11 @@ sanitize: $(GRADE)
 ## sanitize-gpu: compute-sanitizer (memcheck, racecheck, synccheck) over the CUDA solutions (GPU only; SKIP elsewhere)
 sanitize-gpu:
 	$(Q)bash grading/tests/sanitize-gpu.sh
+
+## gpu-session: on a lent GPU machine, everything in one call: rooms 04-06 natively, check-gpu,
+##              sanitize-gpu, the GPU bench, GPU DDP at 1..4 ranks (DEBS=dir: .debs to unpack; QUICK=1)
+gpu-session:
+	$(Q)bash grading/tests/gpu-session.sh $(if $(DEBS),--debs $(DEBS)) $(if $(QUICK),--quick)
 
 ## stress: every solution graded again and again (STRESS=short: once, plus a simulator seed;
 ##         STRESS=long: 50 passes and 50 simulator seeds, hours), ROOM=/TASK= to narrow it
