@@ -35,22 +35,26 @@ static void show_command(const grade_context *ctx, const strlist *cmd, const str
 }
 
 /* The limits a task's program runs under: GRADE_PROCESS_LIMIT (processes at once,
- * default 256) and GRADE_MEMORY_LIMIT (MiB for all its processes together, default
- * half the machine's memory, at most 4096).  RLIMIT_AS too, except for CUDA. */
+ * default 256) and GRADE_MEMORY_LIMIT (MiB for all its processes together; default
+ * 1024 for CPU tasks -- the graded sizes need under 512 -- and 4096 for CUDA tasks,
+ * whose runtime alone takes hundreds of MiB a process; never more than half the
+ * machine's memory).  RLIMIT_AS too, except for CUDA. */
 static void program_limits(const task_meta *task, run_request *req)
 {
     const char *procs = getenv("GRADE_PROCESS_LIMIT"), *mib = getenv("GRADE_MEMORY_LIMIT");
+    int cuda = strstr(task->kind, "cuda") != NULL || strcmp(task->kind, "nccl") == 0;
     long p = procs && *procs ? strtol(procs, NULL, 10) : 256;
     long m = mib && *mib ? strtol(mib, NULL, 10) : 0;
     if (m <= 0) {
         long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-        m = pages > 0 && page > 0 ? (long)((double)pages * (double)page / 2 / (1 << 20)) : 4096;
-        if (m > 4096)
-            m = 4096;
+        long half = pages > 0 && page > 0 ? (long)((double)pages * (double)page / 2 / (1 << 20)) : 4096;
+        m = cuda ? 4096 : 1024;
+        if (m > half)
+            m = half;
     }
     req->max_procs = p > 0 ? (int)p : 256;
     req->max_memory = (size_t)m << 20;
-    req->limit_address_space = strstr(task->kind, "cuda") == NULL && strcmp(task->kind, "nccl") != 0;
+    req->limit_address_space = !cuda;
 }
 
 static void run_limited(strlist *cmd, strlist *env, double timeout, size_t cap, const task_meta *limits_for,
