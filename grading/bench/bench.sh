@@ -20,7 +20,7 @@ echo "section,item,value,unit,spread_pct,ceiling,ceiling_value,ratio,target,verd
 {
     echo "# make bench: $(date -u +%Y-%m-%dT%H:%MZ)"
     echo
-    echo "Machine: $(lscpu 2>/dev/null | awk -F: '/Model name/ {gsub(/^ +/, "", $2); print $2; exit}'), $cores cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(mpiexec --version 2>/dev/null | awk '/Version:/ {print "MPICH " $2; exit}')"
+    echo "Machine: $(lscpu 2>/dev/null | awk -F: '/Model name/ {gsub(/^ +/, "", $2); print $2; exit}'), $cores cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(mpiexec --version 2>&1 | awk '/Version:/ {print "MPICH " $2; exit} /Open MPI|OpenRTE/ {print; exit}')"
     echo
     echo "| section | item | value | spread | ceiling | ratio | target | verdict |"
     echo "|---|---|---|---|---|---|---|---|"
@@ -41,7 +41,7 @@ section() { echo; echo "== $*"; }
 stats() { sort -g | awk '{v[NR] = $1} END {if (NR == 0) {print "nan nan"; exit}
     m = v[int((NR + 1) / 2)]; printf "%.6g %.0f\n", m, (m > 0 ? 100 * (v[NR] - v[1]) / m : 0)}'; }
 # the seconds of a pr_print_time line "  time LABEL  0.123 s"
-time_of() { grep -E "^  time $1 +[0-9.]+ s" | head -n1 | sed -E "s/^  time $1 +([0-9.]+) s.*/\1/"; }
+time_of() { grep -E "^  time $1 +[0-9.]+ s" | head -n1 | sed -E "s|^  time $1 +([0-9.]+) s.*|\1|"; }
 # ratio A / B to 2 decimals
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "nan"}'; }
 # verdict: ok when RATIO OP LIMIT holds (OP is >= or <=)
@@ -53,6 +53,17 @@ build_c() { # name source flags...: builds into $out/bin/name with the usual fla
 build_mpi() {
     local name=$1 src=$2
     mpicc -std=c11 -O2 -Wall -Wextra -Igrading -o "$out/bin/$name" "$src" -lm || { echo "bench: cannot build $src"; exit 1; }
+}
+# mpirun N PROGRAM ARGS...: N ranks with the machine's mpiexec (Open MPI wants
+# --oversubscribe for more ranks than cores, and leave to run as root)
+mpi_flavour=$(mpiexec --version 2>&1 | grep -qE 'Open MPI|OpenRTE' && echo openmpi || echo mpich)
+mpirun() {
+    local n=$1; shift
+    if [ "$mpi_flavour" = openmpi ]; then
+        OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpiexec --oversubscribe -n "$n" "$@"
+    else
+        mpiexec -n "$n" "$@"
+    fi
 }
 want() { [ -z "$room" ] || [[ "$1" == "$room"* ]] || [[ "$room" == "$1"* ]]; }
 
@@ -124,7 +135,7 @@ bench_proc() {
 bench_mpi() {
     section "03 MPI (2 ranks): ping-pong, and the hand-written tree and ring against MPI_Reduce / MPI_Allreduce"
     build_mpi pingpong solutions/03_mpi/task4.c
-    mpiexec -n 2 "$out/bin/pingpong" max_bytes=8388608 trips=100 > "$out/pingpong.txt" 2>&1 || { echo "bench: ping-pong failed"; return; }
+    mpirun 2 "$out/bin/pingpong" max_bytes=8388608 trips=100 > "$out/pingpong.txt" 2>&1 || { echo "bench: ping-pong failed"; return; }
     awk '/ping-pong between/ {on = 1; next} on && /^ +[0-9]+ +[0-9.]+ +[0-9.]+/ {print $1, $2, $3} on && /echoes/ {exit}' \
         "$out/pingpong.txt" > "$out/pingpong.dat"
     local lat bw
@@ -134,7 +145,7 @@ bench_mpi() {
     build_mpi reductions solutions/03_mpi/task6.c
     local runs=() i
     for i in $(seq $((reps + 2))); do # noisier than the rest: two more runs
-        mpiexec -n 2 "$out/bin/reductions" m=1048576 reps=10 > "$out/reductions.$i.txt" 2>&1 || { echo "bench: task6 failed"; return; }
+        mpirun 2 "$out/bin/reductions" m=1048576 reps=10 > "$out/reductions.$i.txt" 2>&1 || { echo "bench: task6 failed"; return; }
         runs+=("$out/reductions.$i.txt")
     done
     # rows of the table: numbers bytes tree MPI_Reduce ring MPI_Allreduce (ms)
@@ -221,9 +232,10 @@ bench_gpu() {
     row cuda "04 task4: rows where the GPU (copies included) first wins" "${cross:-none}" rows 0 "" "" "" "" "$([ -n "$cross" ] || echo "no win up to 10^7 rows")"
 }
 
+gpu_here() { command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; }
 bench_cuda() {
     section "04 CUDA"
-    if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
+    if gpu_here; then
         bench_gpu
     else
         row cuda "GPU reduction vs copy bandwidth and CUB; tiled vs cuBLAS SGEMM" "-" "" 0 "" "" "" "" "no GPU here: not measured"
@@ -233,6 +245,32 @@ bench_cuda() {
     read -r sim spread < <(for _ in $(seq "$reps"); do "$out/bin/simsum" n=1048576 tpb=256 | time_of "GPU kernel"; done | stats)
     read -r cpu _ < <(for _ in $(seq "$reps"); do "$out/bin/simsum" n=1048576 tpb=256 | time_of CPU; done | stats)
     row cuda "simulator: 04 task2 sum of 2^20, tpb=256 (s)" "$sim" s "$spread" "plain CPU loop" "$cpu s" "$(ratio "$sim" "$cpu")" "<= 2 s" "$(verdict "$sim" "<=" 2)"
+}
+
+# 06 task6 (DDP on GPUs, staged MPI allreduce; NCCL where every rank has a GPU of
+# its own), 1..4 ranks sharing the machine's GPUs: time per epoch and efficiency
+# against the serial CPU run inside the same program.
+bench_gpu_ddp() {
+    local nvcc=${NVCC:-nvcc} p i s spread serial eff libs=()
+    command -v "$nvcc" >/dev/null 2>&1 || nvcc=/usr/local/cuda/bin/nvcc
+    ldconfig -p 2>/dev/null | grep -q libnccl && libs=(-lnccl)
+    "$nvcc" -O3 -arch="${CUDA_ARCH:-native}" -ccbin "${MPICXX:-mpicxx}" -Igrading -o "$out/bin/gpuddp" \
+        solutions/06_data_parallel/task6.cu "${libs[@]}" ||
+        { row dp "06 task6 GPU DDP" "-" "" 0 "" "" "" "" "nvcc failed: not measured"; return; }
+    for p in 1 2 3 4; do
+        for i in $(seq "$reps"); do
+            mpirun "$p" "$out/bin/gpuddp" n=200000 batch=2000 epochs=3 hidden=64 > "$out/gpuddp.$p.$i.txt" 2>&1 ||
+                { row dp "06 task6 GPU DDP, $p rank(s)" "-" "" 0 "" "" "" "" "failed: see $out/gpuddp.$p.$i.txt"; continue 2; }
+        done
+        read -r s spread < <(for f in "$out"/gpuddp."$p".*.txt; do time_of "GPU DDP, staged / epoch" < "$f"; done | stats)
+        read -r serial _ < <(for f in "$out"/gpuddp."$p".*.txt; do time_of "serial CPU / epoch" < "$f"; done | stats)
+        eff=$(awk -v a="$serial" -v b="$s" -v p="$p" 'BEGIN {printf "%.2f", a / (p * b)}')
+        row dp "06 task6 GPU DDP (staged), $p rank(s), per epoch (efficiency $eff)" "$s" s "$spread" "serial CPU" "$serial s" "$eff" "" \
+            "$(grep -m1 -oE 'NCCL: SKIP[^)]*\)' "$out/gpuddp.$p.1.txt")"
+        read -r s spread < <(for f in "$out"/gpuddp."$p".*.txt; do time_of "GPU DDP, NCCL / epoch" < "$f"; done | stats)
+        [ "$s" != nan ] && row dp "06 task6 GPU DDP (NCCL), $p rank(s), per epoch" "$s" s "$spread" "serial CPU" "$serial s" \
+            "$(awk -v a="$serial" -v b="$s" -v p="$p" 'BEGIN {printf "%.2f", a / (p * b)}')" "" ""
+    done
 }
 
 # ---- 06: data parallel: scaling and overlap -------------------------------------
@@ -245,7 +283,7 @@ bench_dp() {
     for p in 1 2 3 4; do
         # Each run prints both times (its own serial run and DDP): run it once, read both.
         for i in $(seq "$reps"); do
-            mpiexec -n "$p" "$out/bin/ddp" hidden=400 n=4001 batch=401 epochs=3 > "$out/ddp.$p.$i.txt" 2>&1
+            mpirun "$p" "$out/bin/ddp" hidden=400 n=4001 batch=401 epochs=3 > "$out/ddp.$p.$i.txt" 2>&1
         done
         read -r s spread < <(cat "$out"/ddp."$p".*.txt | grep -E "^  time DDP" |
             sed -E 's/.*per epoch +([0-9.]+) s.*/\1/' | stats)
@@ -255,8 +293,9 @@ bench_dp() {
         local note=""; [ "$p" -gt "$cores" ] && note="more ranks than cores"
         row dp "06 task3 DDP, $p rank(s), per epoch (efficiency $eff)" "$s" s "$spread" "serial" "$serial s" "$eff" "" "$note"
     done
+    gpu_here && bench_gpu_ddp
     local gain
-    gain=$(mpiexec -n 2 "$out/bin/buckets" hidden=400 n=4001 batch=401 epochs=3 reps=3 2>&1 | grep -m1 "overlap gain" | sed -E 's/^ *//')
+    gain=$(mpirun 2 "$out/bin/buckets" hidden=400 n=4001 batch=401 epochs=3 reps=3 2>&1 | grep -m1 "overlap gain" | sed -E 's/^ *//')
     row dp "06 task5 bucketed MPI_Iallreduce, 2 ranks" "-" "" 0 "" "" "" "" "${gain:-no overlap line}"
 }
 
