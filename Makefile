@@ -100,9 +100,10 @@ sanitize-gpu:
 	$(Q)bash grading/tests/sanitize-gpu.sh
 
 ## gpu-session: on a lent GPU machine, everything in one call: rooms 04-06 natively, check-gpu,
-##              sanitize-gpu, the GPU bench, GPU DDP at 1..4 ranks (DEBS=dir: .debs to unpack; QUICK=1)
+##              sanitize-gpu, the GPU bench, GPU DDP at 1..4 ranks (DEBS=dir: .debs to unpack;
+##              PART=grade|sanitize|bench for one part)
 gpu-session:
-	$(Q)bash grading/tests/gpu-session.sh $(if $(DEBS),--debs $(DEBS)) $(if $(QUICK),--quick)
+	$(Q)bash grading/tests/gpu-session.sh $(if $(DEBS),--debs $(DEBS)) $(if $(PART),--part $(PART))
 
 ## stress: every solution graded again and again (STRESS=short: once, plus a simulator seed;
 ##         STRESS=long: 50 passes and 50 simulator seeds, hours), ROOM=/TASK= to narrow it

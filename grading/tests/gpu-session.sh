@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# gpu-session.sh [--debs DIR] [--quick] -- everything a lent GPU machine is for, in one
+# gpu-session.sh [--debs DIR] [--part grade|sanitize|bench|all] -- everything a lent GPU machine is for, in one
 # call (device time is scarce: few, full calls).  For maintainers; make gpu-session.
 #
 #   1. inventory: GPU, driver, nvcc, MPI flavour, NCCL, compute-sanitizer, cores;
@@ -9,27 +9,31 @@
 #      tasks must FAIL; check-gpu (the smoke fixture, native + compute-sanitizer);
 #   4. make sanitize-gpu: memcheck, racecheck, synccheck over every CUDA solution;
 #   5. make bench ROOM=04 (the GPU half: copy, CUB, cuBLAS and the kernels against
-#      them), and room 06 task 6 (GPU DDP) by hand at 1..4 ranks: its time per epoch.
-# --quick leaves out 4 and 5.  --debs DIR: Debian .debs of libraries the machine lacks
+#      them) and ROOM=06 (with 06 task6's GPU DDP at 1..4 ranks: time per epoch).
+# --part picks steps 3, 4 or 5 (1 and 2 always run; default all).  The device tool
+# cuts a command at 10 minutes: call it once per part there.  --debs DIR: Debian .debs of libraries the machine lacks
 # (jansson, inih, CUnit), unpacked beside the repo (.gpu-carry/root), not into /.
 # Everything is printed and kept under $OUT (the device tool's folder) or
-# build/gpu-session/: log.txt, the reports, build/bench/.  Each step says ok or FAILED;
+# build/gpu-session/: log-PART.txt, the reports, build/bench/.  Each step says ok or FAILED;
 # the last line counts them.  Exit 0 when every step was ok, 1 otherwise, 2 on misuse,
 # 3 when there is no GPU (nothing checked).
 set -u
 cd "$(dirname "$0")/../.." || exit 2
-debs="" quick=0
+debs="" part=all
 while [ $# -gt 0 ]; do
     case "$1" in
         --debs) [ $# -ge 2 ] || { echo "gpu-session: --debs needs a folder" >&2; exit 2; }; debs=$2; shift ;;
-        --quick) quick=1 ;;
-        *) echo "usage: gpu-session.sh [--debs DIR] [--quick]" >&2; exit 2 ;;
+        --part) [ $# -ge 2 ] || { echo "gpu-session: --part needs grade, sanitize, bench or all" >&2; exit 2; }
+                case "$2" in grade|sanitize|bench|all) part=$2 ;;
+                    *) echo "gpu-session: bad --part '$2': one of grade, sanitize, bench, all" >&2; exit 2 ;; esac
+                shift ;;
+        *) echo "usage: gpu-session.sh [--debs DIR] [--part grade|sanitize|bench|all]" >&2; exit 2 ;;
     esac
     shift
 done
 out=${OUT:-build/gpu-session}
 mkdir -p "$out"
-exec > >(tee "$out/log.txt") 2>&1
+exec > >(tee "$out/log-$part.txt") 2>&1
 export NO_COLOR=1 LC_ALL=C CUDA_ARCH=${CUDA_ARCH:-native}
 ok=0 failed=0 started=$SECONDS
 step() { echo; echo "== $* ($((SECONDS - started)) s)"; }
@@ -68,42 +72,34 @@ verdict $rc "make all"
 [ $rc -eq 0 ] || { echo "gpu-session: $ok ok, $failed FAILED (nothing more can run)"; exit 1; }
 make -s unit-test 2>&1 | tail -4; verdict "${PIPESTATUS[0]}" "unit tests"
 
-for room in 04 05 06; do
+wants() { [ "$part" = all ] || [ "$part" = "$1" ]; }
+wants grade && for room in 04 05 06; do
     step "room $room natively: solutions PASS"
     make -s check-solutions ROOM=$room 2>&1 | grep -vE '^ +(ok|PASS)'; verdict "${PIPESTATUS[0]}" "room $room solutions"
     cp build/check-solutions.json "$out/room$room-solutions.json" 2>/dev/null
     step "room $room natively: untouched tasks FAIL"
     make -s check-tasks ROOM=$room 2>&1 | tail -12; verdict "${PIPESTATUS[0]}" "room $room untouched tasks"
 done
-step "check-gpu (the smoke fixture natively, compute-sanitizer on it)"
-make -s check-gpu 2>&1 | tail -8; verdict "${PIPESTATUS[0]}" "check-gpu"
+if wants grade; then
+    step "check-gpu (the smoke fixture natively, compute-sanitizer on it)"
+    make -s check-gpu 2>&1 | tail -8; verdict "${PIPESTATUS[0]}" "check-gpu"
+fi
 
-if [ $quick -eq 0 ]; then
+if wants sanitize; then
     step "sanitize-gpu"
     make -s sanitize-gpu 2>&1 | tail -40; verdict "${PIPESTATUS[0]}" "sanitize-gpu"
+fi
 
+if wants bench; then
     step "bench ROOM=04 (GPU)"
     make -s bench ROOM=04 2>&1 | tail -25; verdict "${PIPESTATUS[0]}" "bench ROOM=04"
     mkdir -p "$out/bench" && cp build/bench/bench.* build/bench/gpu*.txt "$out/bench/" 2>/dev/null
 
-    step "room 06 task 6 (GPU DDP) by hand, 1..4 ranks on one GPU"
-    exe=build/bin/ref/06_data_parallel/task6 # built natively by check-solutions ROOM=06
-    if [ -n "$exe" ] && [ -x "$exe" ]; then
-        launch=(mpiexec)
-        mpiexec --version 2>&1 | grep -qE 'Open MPI|OpenRTE' && launch+=(--oversubscribe) &&
-            export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-        rc=0
-        for p in 1 2 3 4; do
-            echo "-- $p rank(s)"
-            timeout 300 "${launch[@]}" -n $p "$exe" n=200000 batch=2000 epochs=3 hidden=64 2>&1 | grep -vE '^result ' | tail -15
-            [ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
-        done
-        verdict $rc "06 task6 by hand"
-    else
-        verdict 1 "06 task6 by hand: no reference executable found under build/"
-    fi
+    step "bench ROOM=06 (DDP on the CPU, and 06 task6's GPU DDP at 1..4 ranks)"
+    make -s bench ROOM=06 2>&1 | tail -16; verdict "${PIPESTATUS[0]}" "bench ROOM=06"
+    mkdir -p "$out/bench06" && cp build/bench/bench.* build/bench/gpuddp*.txt "$out/bench06/" 2>/dev/null
 fi
 
 echo
-echo "gpu-session: $ok ok, $failed FAILED, $((SECONDS - started)) s; log in $out/log.txt"
+echo "gpu-session: $ok ok, $failed FAILED, $((SECONDS - started)) s; log in $out/log-$part.txt"
 [ $failed -eq 0 ]
