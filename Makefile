@@ -32,7 +32,7 @@ GRADE_FILTER := $(if $(ROOM),--room $(ROOM)) $(if $(TASK),--task $(TASK))
 # V=1: the grader prints every command it runs; GRADESCOPE=path: also Gradescope's results.json.
 GRADE_OPTS := $(if $(filter 1,$(V)),--verbose) $(if $(GRADESCOPE),--gradescope '$(GRADESCOPE)')
 
-.PHONY: all list grade test unit-test check-generated check-solutions check-tasks check-hostile check-sim check-gpu test-cluster check-class check-class-html sanitize sanitize-gpu gpu-session \
+.PHONY: all list grade test unit-test check-generated check-solutions check-tasks check-hostile check-sim check-gpu test-cluster test-openmpi check-class check-class-html sanitize sanitize-gpu gpu-session \
         check-learner-loop stress fuzz check-data-safety \
         pristine generate doctor deps hint reset grade-class progress watch diff bench clean help
 
@@ -154,6 +154,11 @@ check-gpu: $(GRADE) $(PRGEN)
 test-cluster: $(GRADE)
 	$(Q)status=0; bash grading/tests/cluster/slurm.sh || status=1; \
 	    bash grading/tests/cluster/twohost.sh || status=1; exit $$status
+
+## test-openmpi: rooms 03, 05 and 06 graded under Open MPI (installed beside MPICH as root, with
+##               `mpicc` left as it was): solutions PASS, room 05 untouched FAIL, MPI hostile cases
+test-openmpi: $(GRADE)
+	$(Q)bash grading/tests/test-openmpi.sh
 
 ## generate: (maintainers) rewrite the tasks from the solutions; differing files are backed up first
 generate: $(PRGEN)

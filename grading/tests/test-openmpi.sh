@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# test-openmpi.sh -- the grader's Open MPI path, beside the MPICH the workbook uses by
+# default (make test-openmpi; CI runs it).  GPU machines often have Open MPI only, so
+# rooms 03, 05 and 06 must grade the same under it.
+#
+# Open MPI comes from the distribution (openmpi-bin, libopenmpi-dev) and is used by its
+# suffixed names (mpicc.openmpi, mpicxx.openmpi, mpiexec.openmpi), given to the grader
+# as MPICC, MPICXX and MPIEXEC.  Installing it must not change which MPI `mpicc` is:
+# before apt-get runs, the alternatives mpi, mpirun and mpi-<arch> are pinned (manual
+# mode) to what they are now, and the test checks that `mpicc` is still the same after.
+# Then, through the real grader with Open MPI (as root: --oversubscribe and leave to run
+# as root, which the grader adds):
+#   - the solutions of rooms 03, 05 (CUDA simulated, simcc -ccbin mpicxx.openmpi) and
+#     06 PASS in every configuration;
+#   - room 05's untouched tasks FAIL in every run (Open MPI winds down a job whose
+#     ranks exit 1 more slowly than MPICH: rooms 03 and 06 would take minutes more);
+#   - the MPI hostile fixtures: a deadlock TIMEOUT, a dying rank CRASH, a rank that
+#     skips MPI_Finalize FAIL;
+#   - nothing left running (no orted, no task processes).
+# Without root and without Open MPI: SKIP (exit 0), saying what to install.
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+export NO_COLOR=1 LC_ALL=C
+out=build/test-openmpi
+rm -rf "$out" && mkdir -p "$out"
+failures=0
+fail() { echo "test-openmpi: FAILED: $*"; failures=$((failures + 1)); }
+
+if ! command -v mpicc.openmpi >/dev/null 2>&1 || ! command -v mpiexec.openmpi >/dev/null 2>&1; then
+    if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+        echo "test-openmpi: SKIP: Open MPI is not installed (Debian/Ubuntu: apt-get install openmpi-bin libopenmpi-dev)"
+        exit 0
+    fi
+    before=$(readlink -f "$(command -v mpicc 2>/dev/null)" 2>/dev/null)
+    # Pin the MPI alternatives as they are, so that Open MPI's higher priority does not
+    # take over `mpicc` and `mpiexec` for everything else.
+    arch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)
+    for alt in mpi mpirun "mpi-$arch"; do
+        now=$(update-alternatives --query "$alt" 2>/dev/null | sed -n 's/^Value: //p')
+        [ -n "$now" ] && update-alternatives --set "$alt" "$now" >/dev/null
+    done
+    echo "test-openmpi: installing openmpi-bin libopenmpi-dev"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q openmpi-bin libopenmpi-dev >/dev/null 2>&1 ||
+        { apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q openmpi-bin libopenmpi-dev >/dev/null; } ||
+        { echo "test-openmpi: FAILED: could not install Open MPI"; exit 1; }
+    after=$(readlink -f "$(command -v mpicc 2>/dev/null)" 2>/dev/null)
+    [ "$before" = "$after" ] || fail "installing Open MPI changed mpicc from $before to $after"
+fi
+export MPICC=mpicc.openmpi MPICXX=mpicxx.openmpi MPIEXEC=mpiexec.openmpi
+version=$(mpiexec.openmpi --version 2>&1 | head -n1)
+echo "test-openmpi: $version (mpicc stays $(readlink -f "$(command -v mpicc)"))"
+
+make -s all >/dev/null || { echo "test-openmpi: FAILED: make all"; exit 1; }
+make -s pristine >/dev/null || { echo "test-openmpi: FAILED: make pristine"; exit 1; }
+grade=grading/bin/grade
+
+# grade_check LABEL EXPECT TASKS_FROM ROOM: the grader's own --expect check
+grade_check() {
+    local label=$1 expect=$2 from=$3 room=$4 t0=$SECONDS
+    "$grade" --room "$room" --tasks-from "$from" --expect "$expect" --quiet --build-dir "$out/grade" \
+        --json "$out/$label.json" --junit "$out/$label.xml" > "$out/$label.log" 2>&1
+    local rc=$?
+    if [ $rc -ne 0 ]; then
+        fail "$label: the grader exited $rc:"; grep -vE '^ +(ok|PASS)' "$out/$label.log" | head -20
+    elif ! grep -q '"mpi": "Open MPI' "$out/$label.json"; then
+        fail "$label: the report does not name Open MPI: $(grep -m1 '"mpi"' "$out/$label.json")"
+    else
+        echo "test-openmpi: $label: $(tail -n 3 "$out/$label.log" | grep -m1 -E 'tasks? in') ($((SECONDS - t0)) s)"
+    fi
+}
+grade_check solutions-03 pass solutions 03
+grade_check solutions-05 pass solutions 05
+grade_check solutions-06 pass solutions 06
+grade_check untouched-05 fail build/pristine 05
+
+# The MPI hostile fixtures (grading/tests/mpi-smoke), under Open MPI.
+hostile() { # name want pattern
+    local name=$1 want=$2 pattern=$3 work=$out/hostile
+    mkdir -p "$work/99_mpi"
+    cp "grading/tests/hostile/$name.c" "$work/99_mpi/task1.c"
+    local text
+    text=$(GRADE_TIMEOUT_SCALE=0.2 "$grade" --root grading/tests/mpi-smoke --task 99_mpi/task1 --tasks-from "$work" --quiet \
+           --build-dir "$out/hostile-build" --json "$work/$name.json" --junit "$work/$name.xml" 2>&1)
+    local got; got=$(grep -oE '^  task[0-9]+ +[A-Z_]+' <<<"$text" | awk '{print $2}')
+    if [ "$got" != "$want" ]; then
+        fail "$name: expected $want, got '${got:-nothing}'"; head -12 <<<"$text"
+    elif ! grep -qE "$pattern" <<<"$text"; then
+        fail "$name: the report does not say /$pattern/"; head -12 <<<"$text"
+    else
+        echo "test-openmpi: $name -> $got"
+    fi
+}
+if [ -d grading/tests/mpi-smoke ]; then
+    hostile mpi_deadlock TIMEOUT 'timeout'
+    hostile mpi_rank_dies CRASH 'SIGSEGV'
+    hostile mpi_no_finalize FAIL 'without calling MPI_Finalize'
+fi
+
+sleep 0.5
+left=$(pgrep -af 'orted|prterun|/build/test-openmpi/' | grep -v pgrep)
+[ -z "$left" ] || { fail "left running: $left"; pkill -9 -f 'orted|/build/test-openmpi/'; }
+
+if [ $failures -eq 0 ]; then
+    echo "test-openmpi: ok: rooms 03, 05, 06 grade under Open MPI as under MPICH, nothing left running"
+else
+    echo "test-openmpi: $failures failure(s); logs in $out/"
+fi
+[ $failures -eq 0 ]
