@@ -51,16 +51,13 @@ if command -v "$MPICC" >/dev/null 2>&1 && command -v "$MPIEXEC" >/dev/null 2>&1;
     else flavour="unknown flavour"; fi
     row "MPI" "$flavour ($MPICC, $MPIEXEC)"
     row "MPICC compiles with" "$("$MPICC" -show 2>/dev/null | cut -c1-80 || "$MPICC" --showme 2>/dev/null | cut -c1-80)"
-    # The same question room 05 asks (pr.h's pr_mpi_cuda_aware), of one real rank.
+    # The same question room 05 asks (pr.h's pr_mpi_cuda_aware), of one real rank:
+    # grading/probe-cuda-aware.c, which the grader asks too for its report.
     tmp=$(mktemp -d)
-    printf '%s\n' '#define PR_MPI' '#include "pr.h"' \
-        'int main(int argc, char **argv) { MPI_Init(&argc, &argv); const char *why;' \
-        '  int aware = pr_mpi_cuda_aware(&why); printf("%s (%s)\n", aware ? "yes" : "no", why);' \
-        '  MPI_Finalize(); return 0; }' > "$tmp/aware.c"
-    if "$MPICC" -I"$(dirname "$0")" -o "$tmp/aware" "$tmp/aware.c" >/dev/null 2>&1 &&
+    if "$MPICC" -I"$(dirname "$0")" -o "$tmp/aware" "$(dirname "$0")/probe-cuda-aware.c" >/dev/null 2>&1 &&
         aware=$(OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 20 "$MPIEXEC" -n 1 "$tmp/aware" 2>/dev/null) &&
-        [ -n "$aware" ]; then
-        row "CUDA-aware MPI" "$aware"
+        [[ "$aware" =~ ^cuda_aware=([01])\ (.*)$ ]]; then
+        row "CUDA-aware MPI" "$([ "${BASH_REMATCH[1]}" = 1 ] && echo yes || echo no) ${BASH_REMATCH[2]}"
     else
         row "CUDA-aware MPI" "could not ask (a 1-rank test program did not build or run)"
     fi

@@ -42,7 +42,7 @@ static void show_command(const grade_context *ctx, const strlist *cmd, const str
 static void program_limits(const task_meta *task, run_request *req)
 {
     const char *procs = getenv("GRADE_PROCESS_LIMIT"), *mib = getenv("GRADE_MEMORY_LIMIT");
-    int cuda = strstr(task->kind, "cuda") != NULL || strcmp(task->kind, "nccl") == 0;
+    int cuda = task_uses_cuda(task);
     long p = procs && *procs ? strtol(procs, NULL, 10) : 256;
     long m = mib && *mib ? strtol(mib, NULL, 10) : 0;
     if (m <= 0) {

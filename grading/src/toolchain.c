@@ -147,15 +147,11 @@ int toolchain_ask_cuda_aware(const toolchain *tc)
         free(dir);
         return -1;
     }
-    static const char probe[] = "#define PR_MPI\n#include \"pr.h\"\n"
-                                "int main(int argc, char **argv)\n{\n    MPI_Init(&argc, &argv);\n"
-                                "    const char *why = NULL;\n"
-                                "    printf(\"cuda_aware=%d\\n\", pr_mpi_cuda_aware(&why));\n"
-                                "    MPI_Finalize();\n    return 0;\n}\n";
-    char *src = xasprintf("%s/aware.c", dir), *exe = xasprintf("%s/aware", dir);
+    /* grading/probe-cuda-aware.c, beside pr.h; make doctor runs the same probe */
+    char *src = xasprintf("%s/probe-cuda-aware.c", tc->include_dir), *exe = xasprintf("%s/aware", dir);
     char *inc = xasprintf("-I%s", tc->include_dir);
     int answer = -1;
-    if (write_file(src, probe, sizeof probe - 1) == 0) {
+    if (file_exists(src)) {
         char *build[] = { tc->mpicc, inc, "-o", exe, src, NULL };
         run_request breq = { .argv = build, .cwd = dir, .timeout = 60.0, .kill_grace = 1.0,
                              .output_cap = 64 * 1024 };
@@ -269,7 +265,7 @@ static int kind_uses_mpi(const task_meta *t)
     return kind_is(t, "mpi") || kind_is(t, "cuda_mpi") || kind_is(t, "nccl");
 }
 
-static int kind_uses_cuda(const task_meta *t)
+int task_uses_cuda(const task_meta *t)
 {
     return kind_is(t, "cuda") || kind_is(t, "cuda_mpi") || kind_is(t, "nccl");
 }
@@ -288,7 +284,7 @@ char *toolchain_skip_reason(const toolchain *tc, const task_meta *task, int *nee
     if ((kind_is(task, "cuda_mpi") || kind_is(task, "nccl")) && !program_exists(tc->mpicxx))
         return xasprintf("no MPI C++ compiler wrapper (%s not found; set MPICXX): CUDA code with MPI is "
                          "built with it as nvcc's host compiler", tc->mpicxx);
-    if (!kind_uses_cuda(task) || strcmp(toolchain_mode(tc, task), "sim") == 0)
+    if (!task_uses_cuda(task) || strcmp(toolchain_mode(tc, task), "sim") == 0)
         return NULL;
     if (tc->have_gpu && tc->have_nvcc)
         return NULL;
@@ -348,7 +344,7 @@ void build_command(const toolchain *tc, const task_meta *task, const char *sourc
     if (strcmp(toolchain_mode(tc, task), "sim") == 0) {
         sl_push(argv, tc->simcc);
         sl_push(argv, "-O2");
-    } else if (kind_uses_cuda(task)) {
+    } else if (task_uses_cuda(task)) {
         sl_push(argv, tc->nvcc);
         sl_push(argv, "-O2");
         sl_push_owned(argv, xasprintf("-arch=%s", tc->cuda_arch));

@@ -67,6 +67,8 @@ void launch_command(const toolchain *tc, const task_meta *task, const run_config
 
 /* 1 when the task runs under mpiexec (the MPI kinds). */
 int task_uses_launcher(const task_meta *task);
+/* 1 when the task is CUDA code (kinds cuda, cuda_mpi, nccl). */
+int task_uses_cuda(const task_meta *task);
 
 /* Looks a program up in PATH (or checks a path with a slash); 1 if executable. */
 int program_exists(const char *name);
