@@ -14,8 +14,9 @@
 #     06 PASS in every configuration;
 #   - room 05's untouched tasks FAIL in every run (Open MPI winds down a job whose
 #     ranks exit 1 more slowly than MPICH: rooms 03 and 06 would take minutes more);
-#   - the MPI hostile fixtures: a deadlock TIMEOUT, a dying rank CRASH, a rank that
-#     skips MPI_Finalize FAIL;
+#   - the MPI hostile fixtures (check-hostile.sh --mpi-only): a deadlock and a spin
+#     TIMEOUT, a dying rank CRASH, a rank that skips MPI_Finalize FAIL, and the
+#     fixture's solution PASS at 1 to 4 ranks;
 #   - nothing left running (no orted, no task processes).
 # Without root and without Open MPI: SKIP (exit 0), saying what to install.
 set -u
@@ -73,28 +74,10 @@ grade_check solutions-05 pass solutions 05
 grade_check solutions-06 pass solutions 06
 grade_check untouched-05 fail build/pristine 05
 
-# The MPI hostile fixtures (grading/tests/mpi-smoke), under Open MPI.
-hostile() { # name want pattern
-    local name=$1 want=$2 pattern=$3 work=$out/hostile
-    mkdir -p "$work/99_mpi"
-    cp "grading/tests/hostile/$name.c" "$work/99_mpi/task1.c"
-    local text
-    text=$(GRADE_TIMEOUT_SCALE=0.2 "$grade" --root grading/tests/mpi-smoke --task 99_mpi/task1 --tasks-from "$work" --quiet \
-           --build-dir "$out/hostile-build" --json "$work/$name.json" --junit "$work/$name.xml" 2>&1)
-    local got; got=$(grep -oE '^  task[0-9]+ +[A-Z_]+' <<<"$text" | awk '{print $2}')
-    if [ "$got" != "$want" ]; then
-        fail "$name: expected $want, got '${got:-nothing}'"; head -12 <<<"$text"
-    elif ! grep -qE "$pattern" <<<"$text"; then
-        fail "$name: the report does not say /$pattern/"; head -12 <<<"$text"
-    else
-        echo "test-openmpi: $name -> $got"
-    fi
-}
-if [ -d grading/tests/mpi-smoke ]; then
-    hostile mpi_deadlock TIMEOUT 'timeout'
-    hostile mpi_rank_dies CRASH 'SIGSEGV'
-    hostile mpi_no_finalize FAIL 'without calling MPI_Finalize'
-fi
+# The MPI hostile fixtures (grading/tests/mpi-smoke) and the fixture's solution at
+# 1 to 4 ranks, under Open MPI: check-hostile's MPI part, with MPICC etc. as above.
+bash grading/tests/check-hostile.sh --mpi-only | sed 's/^/  /'
+[ "${PIPESTATUS[0]}" -eq 0 ] || fail "check-hostile --mpi-only under Open MPI"
 
 sleep 0.5
 left=$(pgrep -af 'orted|prterun|/build/test-openmpi/' | grep -v pgrep)
