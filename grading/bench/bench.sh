@@ -42,6 +42,10 @@ stats() { sort -g | awk '{v[NR] = $1} END {if (NR == 0) {print "nan nan"; exit}
     m = v[int((NR + 1) / 2)]; printf "%.6g %.0f\n", m, (m > 0 ? 100 * (v[NR] - v[1]) / m : 0)}'; }
 # the seconds of a pr_print_time line "  time LABEL  0.123 s"
 time_of() { grep -E "^  time $1 +[0-9.]+ s" | head -n1 | sed -E "s|^  time $1 +([0-9.]+) s.*|\1|"; }
+# parallel efficiency t_serial / (p * t) to 2 decimals: efficiency T_SERIAL T P
+efficiency() { awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN {if (b > 0) printf "%.2f", a / (p * b); else print "nan"}'; }
+# the nvcc to use: NVCC, nvcc on PATH, or the toolkit's default place
+nvcc_path() { local n=${NVCC:-nvcc}; command -v "$n" >/dev/null 2>&1 && echo "$n" || echo /usr/local/cuda/bin/nvcc; }
 # ratio A / B to 2 decimals
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "nan"}'; }
 # verdict: ok when RATIO OP LIMIT holds (OP is >= or <=)
@@ -175,8 +179,8 @@ rate_of() { sed -nE "s/^bench what=$1 way=$2 .* rate=([0-9.]+) .* ok=1$/\1/p"; }
 # gflops_of LABEL: "  A*B: ... LABEL 123.45 GFLOP/s" (room 04 task 3's summary lines)
 gflops_of() { grep -oE "$1 [0-9.]+ GFLOP/s" | head -n1 | awk '{print $(NF - 1)}'; }
 bench_gpu() {
-    local nvcc=${NVCC:-nvcc} arch=${CUDA_ARCH:-native} f i
-    command -v "$nvcc" >/dev/null 2>&1 || nvcc=/usr/local/cuda/bin/nvcc
+    local nvcc arch=${CUDA_ARCH:-native} f i
+    nvcc=$(nvcc_path)
     if ! command -v "$nvcc" >/dev/null 2>&1; then
         row cuda "GPU benchmarks" "-" "" 0 "" "" "" "" "a GPU but no nvcc: not measured"; return
     fi
@@ -251,8 +255,8 @@ bench_cuda() {
 # its own), 1..4 ranks sharing the machine's GPUs: time per epoch and efficiency
 # against the serial CPU run inside the same program.
 bench_gpu_ddp() {
-    local nvcc=${NVCC:-nvcc} p i s spread serial eff libs=()
-    command -v "$nvcc" >/dev/null 2>&1 || nvcc=/usr/local/cuda/bin/nvcc
+    local nvcc p i s spread serial eff libs=()
+    nvcc=$(nvcc_path)
     ldconfig -p 2>/dev/null | grep -q libnccl && libs=(-lnccl)
     "$nvcc" -O3 -arch="${CUDA_ARCH:-native}" -ccbin "${MPICXX:-mpicxx}" -Igrading -o "$out/bin/gpuddp" \
         solutions/06_data_parallel/task6.cu "${libs[@]}" ||
@@ -264,12 +268,12 @@ bench_gpu_ddp() {
         done
         read -r s spread < <(for f in "$out"/gpuddp."$p".*.txt; do time_of "GPU DDP, staged / epoch" < "$f"; done | stats)
         read -r serial _ < <(for f in "$out"/gpuddp."$p".*.txt; do time_of "serial CPU / epoch" < "$f"; done | stats)
-        eff=$(awk -v a="$serial" -v b="$s" -v p="$p" 'BEGIN {printf "%.2f", a / (p * b)}')
+        eff=$(efficiency "$serial" "$s" "$p")
         row dp "06 task6 GPU DDP (staged), $p rank(s), per epoch (efficiency $eff)" "$s" s "$spread" "serial CPU" "$serial s" "$eff" "" \
             "$(grep -m1 -oE 'NCCL: SKIP[^)]*\)' "$out/gpuddp.$p.1.txt")"
         read -r s spread < <(for f in "$out"/gpuddp."$p".*.txt; do time_of "GPU DDP, NCCL / epoch" < "$f"; done | stats)
         [ "$s" != nan ] && row dp "06 task6 GPU DDP (NCCL), $p rank(s), per epoch" "$s" s "$spread" "serial CPU" "$serial s" \
-            "$(awk -v a="$serial" -v b="$s" -v p="$p" 'BEGIN {printf "%.2f", a / (p * b)}')" "" ""
+            "$(efficiency "$serial" "$s" "$p")" "" ""
     done
 }
 
@@ -288,7 +292,7 @@ bench_dp() {
         read -r s spread < <(cat "$out"/ddp."$p".*.txt | grep -E "^  time DDP" |
             sed -E 's/.*per epoch +([0-9.]+) s.*/\1/' | stats)
         read -r serial _ < <(for f in "$out"/ddp."$p".*.txt; do time_of "serial, per epoch" < "$f"; done | stats)
-        eff=$(awk -v a="$serial" -v b="$s" -v p="$p" 'BEGIN {printf "%.2f", a / (p * b)}')
+        eff=$(efficiency "$serial" "$s" "$p")
         echo "$p $s $eff" >> "$out/ddp.dat"
         local note=""; [ "$p" -gt "$cores" ] && note="more ranks than cores"
         row dp "06 task3 DDP, $p rank(s), per epoch (efficiency $eff)" "$s" s "$spread" "serial" "$serial s" "$eff" "" "$note"
