@@ -12,8 +12,9 @@
 # as root, which the grader adds):
 #   - the solutions of rooms 03, 05 (CUDA simulated, simcc -ccbin mpicxx.openmpi) and
 #     06 PASS in every configuration;
-#   - room 05's untouched tasks FAIL in every run (Open MPI winds down a job whose
-#     ranks exit 1 more slowly than MPICH: rooms 03 and 06 would take minutes more);
+#   - the untouched tasks of rooms 03, 05 and 06 FAIL in every run, and quickly: the
+#     grader sets Open MPI's kill delay to 0 (OMPI_MCA_odls_base_sigkill_timeout),
+#     without which every failing run waits 2 s (rooms 03 and 06 took ~100 s each);
 #   - the MPI hostile fixtures (check-hostile.sh --mpi-only): a deadlock and a spin
 #     TIMEOUT, a dying rank CRASH, a rank that skips MPI_Finalize FAIL, and the
 #     fixture's solution PASS at 1 to 4 ranks;
@@ -72,7 +73,9 @@ grade_check() {
 grade_check solutions-03 pass solutions 03
 grade_check solutions-05 pass solutions 05
 grade_check solutions-06 pass solutions 06
+grade_check untouched-03 fail build/pristine 03
 grade_check untouched-05 fail build/pristine 05
+grade_check untouched-06 fail build/pristine 06
 
 # The MPI hostile fixtures (grading/tests/mpi-smoke) and the fixture's solution at
 # 1 to 4 ranks, under Open MPI: check-hostile's MPI part, with MPICC etc. as above.

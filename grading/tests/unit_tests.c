@@ -605,8 +605,11 @@ static void test_toolchain_cuda_mpi(void)
     CU_ASSERT(has_word(&cmd, "n=7") && !has_word(&cmd, "ranks=3"));
     sl_free(&cmd);
     tc.mpi_is_openmpi = 1;
+    unsetenv("OMPI_MCA_odls_base_sigkill_timeout");
     launch_command(&tc, &task, &cfg, "./t", &cmd, &env);
     CU_ASSERT(has_word(&cmd, "--host") && has_word(&cmd, "--oversubscribe"));
+    /* a failing job is not kept waiting 2 s for Open MPI's kill delay */
+    CU_ASSERT(has_word(&env, "OMPI_MCA_odls_base_sigkill_timeout=0"));
     sl_free(&cmd);
     sl_free(&env);
     task.kind = "cuda_mpi";
