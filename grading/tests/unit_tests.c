@@ -315,7 +315,7 @@ static void test_gen_errors(void)
 static void run_sh(const char *script, double timeout, size_t cap, run_result *res)
 {
     char *argv[] = { "/bin/sh", "-c", (char *)script, NULL };
-    run_request req = { argv, NULL, NULL, timeout, 0.5, cap };
+    run_request req = { .argv = argv, .timeout = timeout, .kill_grace = 0.5, .output_cap = cap };
     run_process(&req, res);
 }
 
@@ -428,7 +428,7 @@ static void test_runner_grandchild_in_group_holding_pipe(void)
 static void test_runner_start_failure(void)
 {
     char *argv[] = { "/nonexistent/program", NULL };
-    run_request req = { argv, NULL, NULL, 5, 0.5, 4096 };
+    run_request req = { .argv = argv, .timeout = 5, .kill_grace = 0.5, .output_cap = 4096 };
     run_result res;
     run_process(&req, &res);
     CU_ASSERT_EQUAL(res.outcome, RUN_START_FAILED);
@@ -440,7 +440,7 @@ static void test_runner_environment_and_cwd(void)
 {
     char *env[] = { "PR_UNIT_VALUE=xyz", NULL };
     char *argv[] = { "/bin/sh", "-c", "echo $PR_UNIT_VALUE; pwd", NULL };
-    run_request req = { argv, env, "/tmp", 5, 0.5, 4096 };
+    run_request req = { .argv = argv, .env_extra = env, .cwd = "/tmp", .timeout = 5, .kill_grace = 0.5, .output_cap = 4096 };
     run_result res;
     run_process(&req, &res);
     CU_ASSERT_STRING_EQUAL(res.out, "xyz\n/tmp\n");
