@@ -15,7 +15,11 @@ CC=${CC:-cc}
 missing_pkgs=()   # Debian package names
 missing_what=()   # human words
 
+optional_pkgs=()  # extras the rooms do without: installed as root, otherwise only named
+optional_what=()
+
 need() { missing_pkgs+=("$1"); missing_what+=("$2"); }
+want() { optional_pkgs+=("$1"); optional_what+=("$2"); }
 
 # Compiles a tiny program against a library: the real test of "installed".
 can_link() {  # header lib
@@ -62,8 +66,8 @@ check_class() {
 check_all() {
     check_test
     # Optional extras, installed by `make deps` only: the bench's plots, make watch's inotify.
-    command -v gnuplot >/dev/null 2>&1 || need gnuplot-nox "gnuplot (make bench's plots)"
-    command -v inotifywait >/dev/null 2>&1 || need inotify-tools "inotifywait (make watch without polling)"
+    command -v gnuplot >/dev/null 2>&1 || want gnuplot-nox "gnuplot (make bench's plots)"
+    command -v inotifywait >/dev/null 2>&1 || want inotify-tools "inotifywait (make watch without polling)"
 }
 
 case "$job" in
@@ -74,13 +78,18 @@ case "$job" in
     *) echo "deps.sh: unknown job '$job' (grade, test, class or all)" >&2; exit 2 ;;
 esac
 
-[ ${#missing_pkgs[@]} -eq 0 ] && { [ "$action" = install ] && echo "deps: everything is installed"; exit 0; }
-
-echo "deps: missing:"
-for w in "${missing_what[@]}"; do echo "  - $w"; done
-pkgs="${missing_pkgs[*]}"
+# Fedora's names for the Debian packages named here.
+fedora() {
+    echo "$1" | sed -e 's/libjansson-dev/jansson-devel/; s/libinih-dev/inih-devel/; s/libcunit1-dev/CUnit-devel/;
+        s/libmpich-dev/mpich-devel/; s/libgomp1/libgomp/; s/gnuplot-nox/gnuplot/'
+}
 
 if [ "$action" != check ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    all=("${missing_pkgs[@]}" "${optional_pkgs[@]}")
+    [ ${#all[@]} -eq 0 ] && { [ "$action" = install ] && echo "deps: everything is installed"; exit 0; }
+    echo "deps: missing:"
+    for w in "${missing_what[@]}" "${optional_what[@]}"; do echo "  - $w"; done
+    pkgs="${all[*]}"
     echo "deps: installing with apt-get: $pkgs"
     export DEBIAN_FRONTEND=noninteractive
     if ! apt-get install -y -q $pkgs; then
@@ -89,10 +98,23 @@ if [ "$action" != check ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null
     exit 0
 fi
 
+if [ ${#optional_pkgs[@]} -gt 0 ]; then
+    echo "deps: optional, not installed (the rooms work without them):"
+    for w in "${optional_what[@]}"; do echo "  - $w"; done
+    echo "  to add them:  sudo apt-get install ${optional_pkgs[*]}   (Fedora/RHEL: sudo dnf install $(fedora "${optional_pkgs[*]}"))"
+fi
+if [ ${#missing_pkgs[@]} -eq 0 ]; then
+    [ "$action" = install ] && echo "deps: everything required is installed"
+    exit 0
+fi
+
+echo "deps: missing:"
+for w in "${missing_what[@]}"; do echo "  - $w"; done
+pkgs="${missing_pkgs[*]}"
 cat >&2 <<MSG
 deps: please install them, then run the command again:
   Debian/Ubuntu:  sudo apt-get install $pkgs
-  Fedora/RHEL:    sudo dnf install $(echo "$pkgs" | sed -e 's/libjansson-dev/jansson-devel/; s/libinih-dev/inih-devel/; s/libcunit1-dev/CUnit-devel/; s/libmpich-dev/mpich-devel/; s/libgomp1/libgomp/')
+  Fedora/RHEL:    sudo dnf install $(fedora "$pkgs")
   a cluster:      module load gcc mpich   (names differ per site: module avail)
 MSG
 exit 1
