@@ -83,6 +83,34 @@ char *toolchain_check_hosts(void)
     return NULL;
 }
 
+/* "mpiexec" with the suffix of MPICC's name after "mpicc" (mpicc.openmpi:
+ * mpiexec.openmpi) where that program exists, else "mpiexec". */
+static char *mpiexec_of(const char *mpicc)
+{
+    const char *base = strrchr(mpicc, '/') ? strrchr(mpicc, '/') + 1 : mpicc;
+    if (strncmp(base, "mpicc", 5) == 0 && base[5]) {
+        char *sibling = xasprintf("mpiexec%s", base + 5);
+        if (program_exists(sibling))
+            return sibling;
+        free(sibling);
+    }
+    return xstrdup("mpiexec");
+}
+
+/* srun's --mpi= for this MPI: MPICH's ranks find each other through PMI-2; Open MPI
+ * (4 and 5) through PMIx only, where srun has that plugin (`srun --mpi=list`);
+ * else the site's MpiDefault decides (NULL). */
+static char *srun_mpi_for(int openmpi)
+{
+    if (!openmpi)
+        return xstrdup("pmi2");
+    char *argv[] = { "srun", "--mpi=list", NULL };
+    char *text = query(argv);
+    int has_pmix = text && strstr(text, "pmix") != NULL;
+    free(text);
+    return has_pmix ? xstrdup("pmix") : NULL;
+}
+
 static void detect_mpi(toolchain *tc)
 {
     tc->have_mpi = program_exists(tc->mpicc) && program_exists(tc->mpiexec);
@@ -90,9 +118,13 @@ static void detect_mpi(toolchain *tc)
         tc->mpi_version = xstrdup("none");
         return;
     }
-    /* The flavour from mpiexec, also when srun launches the ranks. */
-    char *argv[] = { tc->use_srun ? "mpiexec" : tc->mpiexec, "--version", NULL };
+    /* The flavour from mpiexec, also when srun launches the ranks: then from the
+     * mpiexec that belongs to MPICC (mpicc.openmpi: mpiexec.openmpi, as Debian and
+     * Ubuntu name them side by side), or the one on PATH. */
+    char *asked = tc->use_srun ? mpiexec_of(tc->mpicc) : xstrdup(tc->mpiexec);
+    char *argv[] = { asked, "--version", NULL };
     char *text = query(argv);
+    free(asked);
     if (text && (strstr(text, "Open MPI") || strstr(text, "OpenRTE"))) {
         tc->mpi_is_openmpi = 1;
         const char *digits = strpbrk(text, "0123456789");
@@ -110,6 +142,8 @@ static void detect_mpi(toolchain *tc)
         tc->mpi_version = xstrdup("unknown MPI");
     }
     free(text);
+    if (tc->use_srun)
+        tc->srun_mpi = srun_mpi_for(tc->mpi_is_openmpi);
     char *with = NULL;
     if (tc->use_srun)
         with = xasprintf("%s, launched by srun", tc->mpi_version);
@@ -250,7 +284,7 @@ void toolchain_free(toolchain *tc)
 {
     free(tc->cc), free(tc->mpicc), free(tc->mpicxx), free(tc->mpiexec), free(tc->nvcc), free(tc->cuda_arch);
     free(tc->include_dir), free(tc->mpi_version), free(tc->gpu_name), free(tc->simcc);
-    free(tc->hosts), free(tc->hostfile);
+    free(tc->hosts), free(tc->hostfile), free(tc->srun_mpi);
     sl_free(&tc->cflags);
     sl_free(&tc->mpiexec_flags);
 }
@@ -395,9 +429,9 @@ void launch_command(const toolchain *tc, const task_meta *task, const run_config
         if (tc->use_srun) {
             sl_push(argv, "--overcommit");       /* 4 ranks in an allocation of fewer cores */
             sl_push(argv, "--kill-on-bad-exit=1"); /* a dying rank ends the step at once */
-            /* Without a PMI that MPICH speaks every rank starts as a lone "rank 0 of 1". */
-            if (!tc->mpi_is_openmpi)
-                sl_push(argv, "--mpi=pmi2");
+            /* Without a PMI that the MPI speaks every rank starts as a lone "rank 0 of 1". */
+            if (tc->srun_mpi)
+                sl_push_owned(argv, xasprintf("--mpi=%s", tc->srun_mpi));
         }
         sl_push(argv, "-n");
         sl_push(argv, ranks ? ranks : "1");

@@ -5,7 +5,8 @@
  * GRADE_CFLAGS (replaces the default C flags), GRADE_CUDA=sim (simulate CUDA
  * tasks even on a GPU machine).  Inside a SLURM allocation
  * (SLURM_JOB_ID set, srun on PATH) and with MPIEXEC unset, MPI tasks are
- * launched with `srun --overcommit -n R` instead of mpiexec.  GRADE_HOSTS=a,b or
+ * launched with `srun --overcommit -n R` instead of mpiexec (with --mpi=pmi2 for
+ * MPICH, --mpi=pmix for Open MPI where srun offers it).  GRADE_HOSTS=a,b or
  * GRADE_HOSTFILE=f spread mpiexec's ranks over other machines (MPICH: -hosts / -f,
  * Open MPI: --host / --hostfile). */
 #ifndef PR_TOOLCHAIN_H
@@ -26,6 +27,8 @@ typedef struct {
     int force_sim;           /* GRADE_CUDA=sim: simulate even where a GPU is present */
     int mpi_is_openmpi;
     int use_srun;            /* inside a SLURM allocation: launch ranks with srun */
+    char *srun_mpi;          /* srun's --mpi= (the PMI the MPI speaks: pmi2 for MPICH, pmix for
+                              * Open MPI where srun has it), or NULL for the site's default */
     char *hosts;             /* GRADE_HOSTS (make grade HOSTS=a,b): mpiexec's hosts, or NULL */
     char *hostfile;          /* GRADE_HOSTFILE (make grade HOSTFILE=f): mpiexec's host file, or NULL */
     char *mpi_version;       /* "MPICH 4.0.2", "Open MPI 4.1.4", or "none" */

@@ -612,6 +612,22 @@ static void test_toolchain_cuda_mpi(void)
     CU_ASSERT(has_word(&env, "OMPI_MCA_odls_base_sigkill_timeout=0"));
     sl_free(&cmd);
     sl_free(&env);
+
+    /* Inside a Slurm allocation srun starts the ranks, with the PMI the MPI speaks. */
+    free(tc.hosts), tc.hosts = NULL;
+    free(tc.mpiexec), tc.mpiexec = xstrdup("srun");
+    tc.use_srun = 1, tc.srun_mpi = xstrdup("pmix");
+    launch_command(&tc, &task, &cfg, "./t", &cmd, &env);
+    CU_ASSERT_STRING_EQUAL(cmd.items[0], "srun");
+    CU_ASSERT(has_word(&cmd, "--mpi=pmix") && has_word(&cmd, "--kill-on-bad-exit=1"));
+    CU_ASSERT(!has_word(&cmd, "--oversubscribe") && !has_word(&cmd, "--mpi=pmi2"));
+    sl_free(&cmd);
+    free(tc.srun_mpi), tc.srun_mpi = NULL; /* no PMI srun knows: the site's default */
+    launch_command(&tc, &task, &cfg, "./t", &cmd, &env);
+    for (int i = 0; i < cmd.count; i++)
+        CU_ASSERT(strncmp(cmd.items[i], "--mpi", 5) != 0);
+    sl_free(&cmd);
+    sl_free(&env);
     task.kind = "cuda_mpi";
 
     /* A missing MPI is not a missing GPU: a check must not accept that SKIP. */
