@@ -12,9 +12,10 @@
 # as root, which the grader adds):
 #   - the solutions of rooms 03, 05 (CUDA simulated, simcc -ccbin mpicxx.openmpi) and
 #     06 PASS in every configuration;
-#   - the untouched tasks of rooms 03, 05 and 06 FAIL in every run, and quickly: the
+#   - the untouched tasks of rooms 03 and 05 FAIL in every run, and quickly: the
 #     grader sets Open MPI's kill delay to 0 (OMPI_MCA_odls_base_sigkill_timeout),
-#     without which every failing run waits 2 s (rooms 03 and 06 took ~100 s each);
+#     without which every failing run waits 2 s (room 03 took ~100 s; 06, the same
+#     again, is left out to keep CI short: ~37 s);
 #   - the MPI hostile fixtures (check-hostile.sh --mpi-only): a deadlock and a spin
 #     TIMEOUT, a dying rank CRASH, a rank that skips MPI_Finalize FAIL, and the
 #     fixture's solution PASS at 1 to 4 ranks;
@@ -75,7 +76,6 @@ grade_check solutions-05 pass solutions 05
 grade_check solutions-06 pass solutions 06
 grade_check untouched-03 fail build/pristine 03
 grade_check untouched-05 fail build/pristine 05
-grade_check untouched-06 fail build/pristine 06
 
 # The MPI hostile fixtures (grading/tests/mpi-smoke) and the fixture's solution at
 # 1 to 4 ranks, under Open MPI: check-hostile's MPI part, with MPICC etc. as above.
