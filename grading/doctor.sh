@@ -3,9 +3,19 @@
 set -u
 CC=${CC:-cc}
 MPICC=${MPICC:-mpicc}
-MPIEXEC=${MPIEXEC:-mpiexec}
 NVCC=${NVCC:-nvcc}
 problems=0
+# The MPI tool that belongs to MPICC, as the grader picks it (toolchain.c: mpi_sibling):
+# same folder, same suffix (mpicc.openmpi: mpiexec.openmpi) where it exists, else TOOL.
+mpi_sibling() {  # mpicc tool
+    local dir="" base=$1
+    case $1 in */*) dir=${1%/*}/; base=${1##*/} ;; esac
+    case $base in mpicc*) command -v "$dir$2${base#mpicc}" >/dev/null 2>&1 && { echo "$dir$2${base#mpicc}"; return; } ;; esac
+    echo "$2"
+}
+mpiexec_given=${MPIEXEC:-}
+MPIEXEC=${MPIEXEC:-$(mpi_sibling "$MPICC" mpiexec)}
+MPICXX=${MPICXX:-$(mpi_sibling "$MPICC" mpicxx)}
 
 row() { printf '  %-22s %s\n' "$1" "$2"; }
 first() { head -n1 | cut -c1-90; }
@@ -51,6 +61,17 @@ if command -v "$MPICC" >/dev/null 2>&1 && command -v "$MPIEXEC" >/dev/null 2>&1;
     else flavour="unknown flavour"; fi
     row "MPI" "$flavour ($MPICC, $MPIEXEC)"
     row "MPICC compiles with" "$("$MPICC" -show 2>/dev/null | cut -c1-80 || "$MPICC" --showme 2>/dev/null | cut -c1-80)"
+    # Inside a Slurm job (MPIEXEC unset) the grader launches with srun, and the ranks
+    # need a PMI their MPI speaks (grading/src/toolchain.c: srun_mpi_for).
+    if [ -n "${SLURM_JOB_ID:-}" ] && [ -z "$mpiexec_given" ] && command -v srun >/dev/null 2>&1; then
+        case $flavour in
+            MPICH*) row "ranks launched by" "srun --mpi=pmi2" ;;
+            Open\ MPI*)
+                if srun --mpi=list 2>&1 | grep -q pmix; then row "ranks launched by" "srun --mpi=pmix"
+                else row "ranks launched by" "srun, but it offers no pmix plugin: Open MPI's ranks need PMIx (ask your site, or MPIEXEC=mpiexec)"; fi ;;
+            *) row "ranks launched by" "srun (the site's default PMI)" ;;
+        esac
+    fi
     # The same question room 05 asks (pr.h's pr_mpi_cuda_aware), of one real rank:
     # grading/probe-cuda-aware.c, which the grader asks too for its report.
     tmp=$(mktemp -d)
@@ -62,8 +83,8 @@ if command -v "$MPICC" >/dev/null 2>&1 && command -v "$MPIEXEC" >/dev/null 2>&1;
         row "CUDA-aware MPI" "could not ask (a 1-rank test program did not build or run)"
     fi
     rm -rf "$tmp"
-    if command -v "${MPICXX:-mpicxx}" >/dev/null 2>&1; then row "MPICXX" "${MPICXX:-mpicxx} (nvcc's host compiler for rooms 05, 06)"
-    else row "MPICXX" "MISSING: ${MPICXX:-mpicxx} not found (rooms 05, 06 build CUDA + MPI with it)"; fi
+    if command -v "$MPICXX" >/dev/null 2>&1; then row "MPICXX" "$MPICXX (nvcc's host compiler for rooms 05, 06)"
+    else row "MPICXX" "MISSING: $MPICXX not found (rooms 05, 06 build CUDA + MPI with it)"; fi
 else
     row "MPI" "MISSING: $MPICC / $MPIEXEC not found (make deps installs MPICH)"; problems=1
 fi

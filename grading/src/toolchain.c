@@ -83,20 +83,6 @@ char *toolchain_check_hosts(void)
     return NULL;
 }
 
-/* "mpiexec" with the suffix of MPICC's name after "mpicc" (mpicc.openmpi:
- * mpiexec.openmpi) where that program exists, else "mpiexec". */
-static char *mpiexec_of(const char *mpicc)
-{
-    const char *base = strrchr(mpicc, '/') ? strrchr(mpicc, '/') + 1 : mpicc;
-    if (strncmp(base, "mpicc", 5) == 0 && base[5]) {
-        char *sibling = xasprintf("mpiexec%s", base + 5);
-        if (program_exists(sibling))
-            return sibling;
-        free(sibling);
-    }
-    return xstrdup("mpiexec");
-}
-
 /* srun's --mpi= for this MPI: MPICH's ranks find each other through PMI-2; Open MPI
  * (4 and 5) through PMIx only, where srun has that plugin (`srun --mpi=list`);
  * else the site's MpiDefault decides (NULL). */
@@ -121,7 +107,7 @@ static void detect_mpi(toolchain *tc)
     /* The flavour from mpiexec, also when srun launches the ranks: then from the
      * mpiexec that belongs to MPICC (mpicc.openmpi: mpiexec.openmpi, as Debian and
      * Ubuntu name them side by side), or the one on PATH. */
-    char *asked = tc->use_srun ? mpiexec_of(tc->mpicc) : xstrdup(tc->mpiexec);
+    char *asked = tc->use_srun ? mpi_sibling(tc->mpicc, "mpiexec") : xstrdup(tc->mpiexec);
     char *argv[] = { asked, "--version", NULL };
     char *text = query(argv);
     free(asked);
@@ -216,16 +202,17 @@ int toolchain_ask_cuda_aware(const toolchain *tc)
     return answer;
 }
 
-/* MPICXX, or the C++ wrapper beside MPICC (".../mpicc" -> ".../mpicxx"). */
-static char *default_mpicxx(const char *mpicc)
+char *mpi_sibling(const char *mpicc, const char *tool)
 {
-    const char *v = getenv("MPICXX");
-    if (v && *v)
-        return xstrdup(v);
-    size_t n = strlen(mpicc);
-    if (n >= 5 && strcmp(mpicc + n - 5, "mpicc") == 0) /* keep the folder: /opt/x/bin/mpicc */
-        return xasprintf("%.*scxx", (int)n - 2, mpicc);
-    return xstrdup("mpicxx");
+    const char *slash = strrchr(mpicc, '/');
+    const char *base = slash ? slash + 1 : mpicc;
+    if (strncmp(base, "mpicc", 5) == 0) {
+        char *sibling = xasprintf("%.*s%s%s", (int)(base - mpicc), mpicc, tool, base + 5);
+        if (program_exists(sibling))
+            return sibling;
+        free(sibling);
+    }
+    return xstrdup(tool);
 }
 
 void toolchain_detect(toolchain *tc, const char *root)
@@ -233,11 +220,12 @@ void toolchain_detect(toolchain *tc, const char *root)
     memset(tc, 0, sizeof *tc);
     tc->cc = env_or("CC", "cc");
     tc->mpicc = env_or("MPICC", "mpicc");
-    tc->mpicxx = default_mpicxx(tc->mpicc);
+    const char *mpicxx = getenv("MPICXX");
+    tc->mpicxx = mpicxx && *mpicxx ? xstrdup(mpicxx) : mpi_sibling(tc->mpicc, "mpicxx");
     const char *mpiexec = getenv("MPIEXEC");
     const char *job = getenv("SLURM_JOB_ID");
     tc->use_srun = !(mpiexec && *mpiexec) && job && *job && program_exists("srun");
-    tc->mpiexec = tc->use_srun ? xstrdup("srun") : env_or("MPIEXEC", "mpiexec");
+    tc->mpiexec = tc->use_srun ? xstrdup("srun") : mpiexec && *mpiexec ? xstrdup(mpiexec) : mpi_sibling(tc->mpicc, "mpiexec");
     const char *hosts = getenv("GRADE_HOSTS"), *hostfile = getenv("GRADE_HOSTFILE");
     tc->hosts = hosts && *hosts ? xstrdup(hosts) : NULL;
     tc->hostfile = hostfile && *hostfile ? xstrdup(hostfile) : NULL;

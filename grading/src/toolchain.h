@@ -1,7 +1,8 @@
 /* toolchain.h -- compilers, MPI launcher and GPU: what this machine has, and
  * the commands that build and launch a task of each kind.
  *
- * Environment overrides: CC, MPICC, MPICXX, MPIEXEC, MPIEXEC_FLAGS, NVCC, CUDA_ARCH,
+ * Environment overrides: CC, MPICC, MPICXX, MPIEXEC, MPIEXEC_FLAGS, NVCC, CUDA_ARCH
+ * (MPICXX and MPIEXEC default to the ones that belong to MPICC: mpi_sibling),
  * GRADE_CFLAGS (replaces the default C flags), GRADE_CUDA=sim (simulate CUDA
  * tasks even on a GPU machine).  Inside a SLURM allocation
  * (SLURM_JOB_ID set, srun on PATH) and with MPIEXEC unset, MPI tasks are
@@ -36,6 +37,12 @@ typedef struct {
     int cuda_aware;          /* the report's cuda_aware_mpi: 1, 0, or -1 (could not ask) */
     int cores;
 } toolchain;
+
+/* The MPI tool ("mpiexec", "mpicxx") that belongs to the compiler wrapper mpicc:
+ * in its folder and with its suffix (/opt/m/bin/mpicc: /opt/m/bin/mpiexec;
+ * mpicc.openmpi: mpiexec.openmpi, as Debian and Ubuntu name them side by side)
+ * where that program exists, else the plain name (found on PATH).  A new string. */
+char *mpi_sibling(const char *mpicc, const char *tool);
 
 /* Checks GRADE_HOSTS and GRADE_HOSTFILE; NULL when they are fine (or unset),
  * else a one-line error (a new string). */

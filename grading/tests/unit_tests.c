@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* ---- results: parsing ---------------------------------------------------------- */
@@ -551,6 +552,50 @@ static int has_word(const strlist *l, const char *word)
     return 0;
 }
 
+/* MPICXX and MPIEXEC belong to MPICC: same folder, same suffix, where they exist. */
+static void test_mpi_sibling(void)
+{
+    char dir[] = "/tmp/pr-sibling-XXXXXX";
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+    const char *names[] = { "mpicc.fake", "mpiexec.fake", "mpicc", "mpicxx" };
+    for (int i = 0; i < 4; i++) {
+        char *path = xasprintf("%s/%s", dir, names[i]);
+        FILE *f = fopen(path, "w");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+        fclose(f);
+        chmod(path, 0755);
+        free(path);
+    }
+    char *cc = xasprintf("%s/mpicc.fake", dir), *want = xasprintf("%s/mpiexec.fake", dir);
+    char *got = mpi_sibling(cc, "mpiexec");
+    CU_ASSERT_STRING_EQUAL(got, want);
+    free(got);
+    got = mpi_sibling(cc, "mpicxx"); /* no mpicxx.fake: the plain name */
+    CU_ASSERT_STRING_EQUAL(got, "mpicxx");
+    free(got), free(cc), free(want);
+    cc = xasprintf("%s/mpicc", dir), want = xasprintf("%s/mpicxx", dir);
+    got = mpi_sibling(cc, "mpicxx");
+    CU_ASSERT_STRING_EQUAL(got, want);
+    free(got), free(cc), free(want);
+    /* found on PATH, as Debian's mpicc.openmpi is */
+    char *old_path = xstrdup(getenv("PATH") ? getenv("PATH") : "");
+    setenv("PATH", dir, 1);
+    got = mpi_sibling("mpicc.fake", "mpiexec");
+    CU_ASSERT_STRING_EQUAL(got, "mpiexec.fake");
+    free(got);
+    got = mpi_sibling("cc-wrapper", "mpiexec"); /* not an mpicc: the plain name */
+    CU_ASSERT_STRING_EQUAL(got, "mpiexec");
+    free(got);
+    setenv("PATH", old_path, 1);
+    free(old_path);
+    for (int i = 0; i < 4; i++) {
+        char *path = xasprintf("%s/%s", dir, names[i]);
+        unlink(path);
+        free(path);
+    }
+    rmdir(dir);
+}
+
 static void test_toolchain_cuda_mpi(void)
 {
     toolchain tc;
@@ -753,6 +798,7 @@ int main(void)
         { "grader", "judging a run", test_judge_run },
         { "grader", "a rank's signal from the MPI launcher", test_launcher_signal },
         { "toolchain", "CUDA + MPI: simulated or native, libraries, skips", test_toolchain_cuda_mpi },
+        { "toolchain", "MPICXX and MPIEXEC that belong to MPICC", test_mpi_sibling },
         { "toolchain", "the CUDA-aware MPI probe", test_toolchain_cuda_aware_probe },
         { "report", "Gradescope's results.json and the progress record", test_gradescope_and_progress },
     };
