@@ -313,6 +313,27 @@ static char *with_config(const char *message, const char *config)
 }
 
 /* Stamps the task's time and shows its line. */
+/* Why the reference solution (tested everywhere) failed a run: the learner's own
+ * settings and the machine's MPI come before "a bug in the workbook". */
+static char *reference_failure_cause(const toolchain *tc, const task_meta *task, const run_config *cfg,
+                                     const char *parse_err)
+{
+    const char *aware = getenv("PR_CUDA_AWARE");
+    if (aware && strcmp(aware, "1") == 0 && strcmp(task->kind, "cuda_mpi") == 0)
+        return xstrdup("PR_CUDA_AWARE=1 is set: with an MPI that is not CUDA-aware, device "
+                       "pointers handed to MPI crash every program; unset it");
+    if (!task_uses_launcher(task))
+        return xstrdup("a bug in the workbook");
+    const char *ranks = config_get(cfg, "ranks");
+    /* Only rank 0 prints results: every line twice means every rank was a rank 0. */
+    if (ranks && atoi(ranks) > 1 && strstr(parse_err, "printed twice"))
+        return xasprintf("its %s ranks each ran alone, as rank 0 of 1: %s does not start %s's MPI as one job; "
+                         "see make doctor; MPIEXEC, or MPIEXEC_FLAGS=--mpi=... under srun",
+                         ranks, tc->mpiexec, tc->mpicc);
+    return xasprintf("a bug in the workbook, or this machine's MPI: %s launching what %s built; see make doctor",
+                     tc->mpiexec, tc->mpicc);
+}
+
 static void task_done(task_report *tr, double start, int index, int total)
 {
     tr->seconds = now_seconds() - start;
@@ -409,17 +430,12 @@ void grade_task(const grade_context *ctx, const task_meta *task, int index, int 
                      results_parse(ref.out, &expected, parse_err, sizeof parse_err) == 0 && expected.count > 0;
         if (!ref_ok) {
             char *how = run_describe(&ref, timeout);
+            char *why = reference_failure_cause(ctx->tc, task, cfg, parse_err);
             rr->ran = 1;
             rr->status = ST_FAIL;
-            /* The one setting of the learner's own that can break a reference run. */
-            const char *aware = getenv("PR_CUDA_AWARE");
-            int forced = aware && strcmp(aware, "1") == 0 && strcmp(task->kind, "cuda_mpi") == 0;
-            rr->message = xasprintf("the reference solution failed here (%s): %s%s%s",
-                                    forced ? "PR_CUDA_AWARE=1 is set: with an MPI that is not CUDA-aware, device "
-                                             "pointers handed to MPI crash every program; unset it"
-                                           : "a bug in the workbook",
-                                    how, parse_err[0] ? "; " : "", parse_err);
-            free(how);
+            rr->message = xasprintf("the reference solution failed here (%s): %s%s%s", why, how,
+                                    parse_err[0] ? "; " : "", parse_err);
+            free(how), free(why);
             run_result_free(&ref);
             results_free(&expected);
             if (worst < ST_FAIL)
