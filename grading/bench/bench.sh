@@ -11,6 +11,11 @@
 set -u
 cd "$(dirname "$0")/../.."
 room=${1:-}
+case ${room%%_*} in
+    ""|01|02|03|04|06) ;;
+    05) echo "bench: ROOM=05: room 05 has no bench section (its programs print their own timings; the GPU allreduce ways are timed by 05 task3 itself): ROOM is one of 01, 02, 03, 04, 06" >&2; exit 2 ;;
+    *) echo "bench: ROOM=$room: no such room to bench: one of 01, 02, 03, 04, 06 (or none, for all)" >&2; exit 2 ;;
+esac
 out=build/bench
 mkdir -p "$out/bin"
 csv=$out/bench.csv md=$out/bench.md

@@ -3,7 +3,8 @@
 # committed workbook: make progress names the next task and counts what passed;
 # make diff shows an edit; make watch grades again when the file is saved (the
 # polling path, and inotify where inotifywait is installed); V=1 shows the
-# grader's commands; GRADESCOPE= writes results.json; bad TASK names exit 2.
+# grader's commands; GRADESCOPE= writes results.json; bad TASK names (and make bench
+# with an unknown ROOM) exit 2.
 set -u
 cd "$(dirname "$0")/../.."
 tmp=$(mktemp -d /tmp/pr-loop-XXXXXX)
@@ -28,6 +29,9 @@ grep -q 'next: make grade TASK=01_threads/task2' <<<"$out" || fail "progress doe
 make --no-print-directory diff TASK=01_threads/task1 | grep -q '^+.*pthread_create' || fail "diff does not show the edit"
 make --no-print-directory diff TASK=01_threads/task3 | grep -q 'is untouched' || fail "diff of an untouched task"
 make --no-print-directory diff TASK=01_threads/nope >/dev/null 2>&1; [ $? -eq 2 ] || fail "diff of an unknown task: not exit 2"
+# bench with a room it has nothing for: a clear line and exit 2, before measuring anything
+out=$(make --no-print-directory bench ROOM=7 2>&1); rc=$?
+[ $rc -eq 2 ] && grep -q 'ROOM=7: no such room to bench' <<<"$out" || fail "make bench ROOM=7: exit $rc: $out"
 
 # V=1 and GRADESCOPE=
 out=$(make --no-print-directory grade TASK=01_threads/task1 V=1 GRADESCOPE="$tmp/results.json" 2>&1)
