@@ -316,18 +316,25 @@ static PR_UNUSED int pr_check_double(const char *what, double got, double expect
 }
 
 /* The exit status: 0 when every check passed, 1 otherwise.  With MPI it is
- * collective: every rank returns the same verdict. */
+ * collective: every rank returns the same verdict, and rank 0 prints how many
+ * ranks there were ("ranks: 4"): the grader checks that against the ranks it
+ * asked the launcher for, so that a launcher that starts fewer, or starts them
+ * as separate one-rank jobs, cannot pass. */
 static PR_UNUSED int pr_finish(void)
 {
+    int size = 0;
 #ifdef PR_MPI
     if (pr_mpi_active()) {
         int mine = pr_wrong_results, all = 0;
         MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
         pr_wrong_results = all;
+        MPI_Comm_size(MPI_COMM_WORLD, &size);
     }
 #endif
     if (pr_rank() != 0)
         return pr_wrong_results > 0 ? 1 : 0;
+    if (size > 0)
+        printf("ranks: %d\n", size);
     if (pr_wrong_results > 0)
         printf("verdict: %d wrong result%s\n", pr_wrong_results, pr_wrong_results == 1 ? "" : "s");
     else

@@ -313,10 +313,20 @@ static char *with_config(const char *message, const char *config)
 }
 
 /* Stamps the task's time and shows its line. */
+/* N from the first "ranks: N" line of a program's output (pr_finish prints it
+ * under MPI), or -1 when there is none. */
+static int reported_ranks(const char *out)
+{
+    for (const char *p = out; p && (p = strstr(p, "ranks: ")) != NULL; p += 7)
+        if (p == out || p[-1] == '\n')
+            return atoi(p + 7);
+    return -1;
+}
+
 /* Why the reference solution (tested everywhere) failed a run: the learner's own
  * settings and the machine's MPI come before "a bug in the workbook". */
 static char *reference_failure_cause(const toolchain *tc, const task_meta *task, const run_config *cfg,
-                                     const char *parse_err)
+                                     const char *parse_err, int saw_ranks)
 {
     const char *aware = getenv("PR_CUDA_AWARE");
     if (aware && strcmp(aware, "1") == 0 && strcmp(task->kind, "cuda_mpi") == 0)
@@ -325,11 +335,15 @@ static char *reference_failure_cause(const toolchain *tc, const task_meta *task,
     if (!task_uses_launcher(task))
         return xstrdup("a bug in the workbook");
     const char *ranks = config_get(cfg, "ranks");
+    int asked = ranks ? atoi(ranks) : 1;
     /* Only rank 0 prints results: every line twice means every rank was a rank 0. */
-    if (ranks && atoi(ranks) > 1 && strstr(parse_err, "printed twice"))
-        return xasprintf("its %s ranks each ran alone, as rank 0 of 1: %s does not start %s's MPI as one job; "
+    if (asked > 1 && (saw_ranks == 1 || strstr(parse_err, "printed twice")))
+        return xasprintf("asked for %d ranks, it ran as rank 0 of 1: %s does not start %s's MPI as one job; "
                          "see make doctor; MPIEXEC, or MPIEXEC_FLAGS=--mpi=... under srun",
-                         ranks, tc->mpiexec, tc->mpicc);
+                         asked, tc->mpiexec, tc->mpicc);
+    if (saw_ranks >= 0 && saw_ranks != asked)
+        return xasprintf("asked for %d ranks, it ran with %d: %s -n %d did not start them as asked; see make doctor",
+                         asked, saw_ranks, tc->mpiexec, asked);
     return xasprintf("a bug in the workbook, or this machine's MPI: %s launching what %s built; see make doctor",
                      tc->mpiexec, tc->mpicc);
 }
@@ -428,9 +442,14 @@ void grade_task(const grade_context *ctx, const task_meta *task, int index, int 
         char parse_err[300] = "";
         int ref_ok = ref.outcome == RUN_EXITED && ref.exit_code == 0 && ref.leftovers == 0 &&
                      results_parse(ref.out, &expected, parse_err, sizeof parse_err) == 0 && expected.count > 0;
+        /* The ranks the reference saw (pr_finish's "ranks: N") must be the ranks asked for. */
+        int saw_ranks = task_uses_launcher(task) ? reported_ranks(ref.out) : -1;
+        const char *asked = config_get(cfg, "ranks");
+        if (saw_ranks >= 0 && saw_ranks != (asked ? atoi(asked) : 1))
+            ref_ok = 0;
         if (!ref_ok) {
             char *how = run_describe(&ref, timeout);
-            char *why = reference_failure_cause(ctx->tc, task, cfg, parse_err);
+            char *why = reference_failure_cause(ctx->tc, task, cfg, parse_err, saw_ranks);
             rr->ran = 1;
             rr->status = ST_FAIL;
             rr->message = xasprintf("the reference solution failed here (%s): %s%s%s", why, how,

@@ -104,20 +104,23 @@ if command -v mpicc >/dev/null 2>&1 && command -v mpiexec >/dev/null 2>&1; then
     "$GRADE" --root grading/tests/mpi-smoke --tasks-from grading/tests/mpi-smoke/solutions --expect pass \
         --quiet --json "$work/mpi-pass.json" --junit "$work/mpi-pass.xml" >/dev/null ||
         fail "the MPI fixture's solution does not pass under mpiexec"
-    # A launcher that starts every rank alone (srun without the MPI's PMI): not one run
-    # with 2 ranks or more may pass, and the message must say what is wrong.
-    out=$(MPIEXEC=$PWD/grading/tests/mpi-smoke/lone-ranks "$GRADE" --root grading/tests/mpi-smoke \
-        --tasks-from grading/tests/mpi-smoke/solutions --quiet --build-dir "$work/lone" \
-        --json "$work/lone.json" --junit "$work/lone.xml" 2>&1); rc=$?
-    if [ $rc -ne 1 ]; then
-        fail "graded with a launcher that starts lone ranks, the grader exited $rc (want 1)"
-    elif passed=$(grep -A1 '"config": "ranks=[2-9]' "$work/lone.json" | grep -B1 '"status": "PASS"' | grep config); then
-        fail "with lone ranks a run of 2 or more ranks passed: $passed"
-    elif ! grep -q 'ranks each ran alone, as rank 0 of 1' <<<"$out"; then
-        fail "with lone ranks the grader does not say so: $(grep -m1 'reference' <<<"$out")"
-    else
-        echo "check-hostile: a launcher starting lone ranks -> FAIL, \"each ran alone, as rank 0 of 1\""
-    fi
+    # Launchers that get the ranks wrong: one starts every rank alone (srun without the
+    # MPI's PMI), one ignores -n.  No run of 2 or more ranks may pass, and the message
+    # must say what is wrong.
+    for launcher in lone-ranks one-rank; do
+        out=$(MPIEXEC=$PWD/grading/tests/mpi-smoke/$launcher "$GRADE" --root grading/tests/mpi-smoke \
+            --tasks-from grading/tests/mpi-smoke/solutions --quiet --build-dir "$work/$launcher" \
+            --json "$work/$launcher.json" --junit "$work/$launcher.xml" 2>&1); rc=$?
+        if [ $rc -ne 1 ]; then
+            fail "graded with the launcher $launcher, the grader exited $rc (want 1)"
+        elif passed=$(grep -A1 '"config": "ranks=[2-9]' "$work/$launcher.json" | grep -B1 '"status": "PASS"' | grep config); then
+            fail "with the launcher $launcher a run of 2 or more ranks passed: $passed"
+        elif ! grep -q 'ranks, it ran as rank 0 of 1' <<<"$out"; then
+            fail "with the launcher $launcher the grader does not say what is wrong: $(grep -m1 'reference' <<<"$out")"
+        else
+            echo "check-hostile: a launcher that $([ $launcher = one-rank ] && echo "ignores -n" || echo "starts lone ranks") -> FAIL, \"it ran as rank 0 of 1\""
+        fi
+    done
 else
     echo "check-hostile: SKIP the MPI cases: mpicc/mpiexec not found (make deps installs MPICH)"
 fi
