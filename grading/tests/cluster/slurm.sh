@@ -145,6 +145,13 @@ if command -v mpicc.openmpi >/dev/null 2>&1; then
 else
     echo "test-cluster: SKIP the Open MPI job: mpicc.openmpi is not installed (make test-openmpi installs it)"
 fi
+# make doctor inside a job says how srun will start the ranks, for MPICH and Open MPI.
+if command -v mpicc.openmpi >/dev/null 2>&1; then
+    submit doctor 0 'ranks launched by +srun --mpi=pmi2' 'ranks launched by +srun --mpi=pmix' -- --ntasks=1 \
+        --wrap "bash grading/doctor.sh && MPICC=mpicc.openmpi bash grading/doctor.sh"
+else
+    submit doctor 0 'ranks launched by +srun --mpi=pmi2' -- --ntasks=1 --wrap "bash grading/doctor.sh"
+fi
 
 stop_all
 trap - EXIT
