@@ -55,15 +55,18 @@ if command -v valgrind >/dev/null 2>&1; then row "valgrind" "$(valgrind --versio
 
 echo "MPI (rooms 03, 05, 06)"
 if command -v "$MPICC" >/dev/null 2>&1 && command -v "$MPIEXEC" >/dev/null 2>&1; then
-    v=$("$MPIEXEC" --version 2>&1)
+    # The flavour from mpiexec; with MPIEXEC=srun, from the mpiexec beside MPICC (as the grader).
+    ask=$MPIEXEC; [ "${MPIEXEC##*/}" = srun ] && ask=$(mpi_sibling "$MPICC" mpiexec)
+    v=$("$ask" --version 2>&1)
     if grep -q 'HYDRA' <<<"$v"; then flavour="MPICH $(awk '/Version:/ {print $2; exit}' <<<"$v")"
     elif grep -qE 'Open MPI|OpenRTE' <<<"$v"; then flavour="Open MPI $(grep -oE '[0-9]+\.[0-9]+\.[0-9]+' <<<"$v" | head -n1)"
     else flavour="unknown flavour"; fi
     row "MPI" "$flavour ($MPICC, $MPIEXEC)"
     row "MPICC compiles with" "$("$MPICC" -show 2>/dev/null | cut -c1-80 || "$MPICC" --showme 2>/dev/null | cut -c1-80)"
-    # Inside a Slurm job (MPIEXEC unset) the grader launches with srun, and the ranks
+    # Inside a Slurm job (MPIEXEC unset or srun) the grader launches with srun, and the ranks
     # need a PMI their MPI speaks (grading/src/toolchain.c: srun_mpi_for).
-    if [ -n "${SLURM_JOB_ID:-}" ] && [ -z "$mpiexec_given" ] && command -v srun >/dev/null 2>&1; then
+    if [ -n "${SLURM_JOB_ID:-}" ] && { [ -z "$mpiexec_given" ] || [ "${mpiexec_given##*/}" = srun ]; } &&
+        command -v srun >/dev/null 2>&1; then
         case $flavour in
             MPICH*) row "ranks launched by" "srun --mpi=pmi2" ;;
             Open\ MPI*)

@@ -60,6 +60,15 @@ static char *query(char *const argv[])
     return out;
 }
 
+/* MPIEXEC=srun (or a path to it) asks for srun by name: the grader's srun path. */
+static int names_srun(const char *mpiexec)
+{
+    if (!mpiexec)
+        return 0;
+    const char *slash = strrchr(mpiexec, '/');
+    return strcmp(slash ? slash + 1 : mpiexec, "srun") == 0;
+}
+
 char *toolchain_check_hosts(void)
 {
     const char *hosts = getenv("GRADE_HOSTS"), *file = getenv("GRADE_HOSTFILE");
@@ -77,7 +86,8 @@ char *toolchain_check_hosts(void)
             return xasprintf("HOSTS=%s: an empty host name in the list", hosts);
     }
     const char *job = getenv("SLURM_JOB_ID"), *mpiexec = getenv("MPIEXEC");
-    if ((have_hosts || have_file) && job && *job && !(mpiexec && *mpiexec) && program_exists("srun"))
+    if ((have_hosts || have_file) && job && *job && (!(mpiexec && *mpiexec) || names_srun(mpiexec)) &&
+        program_exists("srun"))
         return xstrdup("HOSTS/HOSTFILE are for mpiexec: inside a Slurm allocation srun places the ranks on the "
                        "allocation's nodes (set MPIEXEC=mpiexec to use HOSTS there anyway)");
     return NULL;
@@ -224,8 +234,10 @@ void toolchain_detect(toolchain *tc, const char *root)
     tc->mpicxx = mpicxx && *mpicxx ? xstrdup(mpicxx) : mpi_sibling(tc->mpicc, "mpicxx");
     const char *mpiexec = getenv("MPIEXEC");
     const char *job = getenv("SLURM_JOB_ID");
-    tc->use_srun = !(mpiexec && *mpiexec) && job && *job && program_exists("srun");
-    tc->mpiexec = tc->use_srun ? xstrdup("srun") : mpiexec && *mpiexec ? xstrdup(mpiexec) : mpi_sibling(tc->mpicc, "mpiexec");
+    /* MPIEXEC=srun: the same path as unset (srun's flags, the MPI's PMI). */
+    int named_srun = names_srun(mpiexec);
+    tc->use_srun = (!(mpiexec && *mpiexec) || named_srun) && job && *job && program_exists("srun");
+    tc->mpiexec = tc->use_srun ? xstrdup(named_srun ? mpiexec : "srun") : mpiexec && *mpiexec ? xstrdup(mpiexec) : mpi_sibling(tc->mpicc, "mpiexec");
     const char *hosts = getenv("GRADE_HOSTS"), *hostfile = getenv("GRADE_HOSTFILE");
     tc->hosts = hosts && *hosts ? xstrdup(hosts) : NULL;
     tc->hostfile = hostfile && *hostfile ? xstrdup(hostfile) : NULL;
@@ -417,8 +429,12 @@ void launch_command(const toolchain *tc, const task_meta *task, const run_config
         if (tc->use_srun) {
             sl_push(argv, "--overcommit");       /* 4 ranks in an allocation of fewer cores */
             sl_push(argv, "--kill-on-bad-exit=1"); /* a dying rank ends the step at once */
-            /* Without a PMI that the MPI speaks every rank starts as a lone "rank 0 of 1". */
-            if (tc->srun_mpi)
+            /* Without a PMI that the MPI speaks every rank starts as a lone "rank 0 of 1".
+             * MPIEXEC_FLAGS="--mpi=..." chooses another. */
+            int flags_choose = 0;
+            for (int i = 0; i < tc->mpiexec_flags.count; i++)
+                flags_choose |= strncmp(tc->mpiexec_flags.items[i], "--mpi", 5) == 0;
+            if (tc->srun_mpi && !flags_choose)
                 sl_push_owned(argv, xasprintf("--mpi=%s", tc->srun_mpi));
         }
         sl_push(argv, "-n");

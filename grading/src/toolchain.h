@@ -5,7 +5,7 @@
  * (MPICXX and MPIEXEC default to the ones that belong to MPICC: mpi_sibling),
  * GRADE_CFLAGS (replaces the default C flags), GRADE_CUDA=sim (simulate CUDA
  * tasks even on a GPU machine).  Inside a SLURM allocation
- * (SLURM_JOB_ID set, srun on PATH) and with MPIEXEC unset, MPI tasks are
+ * (SLURM_JOB_ID set, srun on PATH) and with MPIEXEC unset (or srun), MPI tasks are
  * launched with `srun --overcommit -n R` instead of mpiexec (with --mpi=pmi2 for
  * MPICH, --mpi=pmix for Open MPI where srun offers it).  GRADE_HOSTS=a,b or
  * GRADE_HOSTFILE=f spread mpiexec's ranks over other machines (MPICH: -hosts / -f,

@@ -667,6 +667,11 @@ static void test_toolchain_cuda_mpi(void)
     CU_ASSERT(has_word(&cmd, "--mpi=pmix") && has_word(&cmd, "--kill-on-bad-exit=1"));
     CU_ASSERT(!has_word(&cmd, "--oversubscribe") && !has_word(&cmd, "--mpi=pmi2"));
     sl_free(&cmd);
+    sl_push(&tc.mpiexec_flags, "--mpi=cray_shasta"); /* MPIEXEC_FLAGS chooses: ours is left out */
+    launch_command(&tc, &task, &cfg, "./t", &cmd, &env);
+    CU_ASSERT(has_word(&cmd, "--mpi=cray_shasta") && !has_word(&cmd, "--mpi=pmix"));
+    sl_free(&cmd);
+    sl_free(&tc.mpiexec_flags);
     free(tc.srun_mpi), tc.srun_mpi = NULL; /* no PMI srun knows: the site's default */
     launch_command(&tc, &task, &cfg, "./t", &cmd, &env);
     for (int i = 0; i < cmd.count; i++)

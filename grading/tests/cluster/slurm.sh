@@ -136,6 +136,9 @@ submit solutions 0 'launched by srun' 'every task passes' -- --ntasks=2 \
 # The same for CUDA with MPI: simulated ranks (no GPU here) started by srun.
 submit solutions05 0 'launched by srun' 'every task passes' -- --ntasks=2 \
     --wrap "NO_COLOR=1 grading/bin/grade --room 05 --tasks-from solutions --expect pass --json build/cluster05.json --junit build/cluster05.xml"
+# MPIEXEC=srun, as the job scripts offer it: the same srun path (its flags, the PMI).
+submit solutions-srun 0 'launched by srun' 'every task passes' -- --ntasks=2 --export=ALL,MPIEXEC=srun \
+    --wrap "NO_COLOR=1 grading/bin/grade --task 03_mpi/task1 --tasks-from solutions --expect pass --verbose --json build/cluster-srun.json --junit build/cluster-srun.xml"
 # Open MPI under srun, as many clusters have it (installed by make test-openmpi, which CI
 # runs first): only PMIx starts its ranks there, so the grader must ask srun for it.
 # One task (the tree and ring reductions, at 1 to 4 ranks) shows the launch works.
