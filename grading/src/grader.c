@@ -312,7 +312,6 @@ static char *with_config(const char *message, const char *config)
     return xasprintf("[%s] %s", config, message ? message : "");
 }
 
-/* Stamps the task's time and shows its line. */
 /* N from the first "ranks: N" line of a program's output (pr_finish prints it
  * under MPI), or -1 when there is none. */
 static int reported_ranks(const char *out)
@@ -348,6 +347,7 @@ static char *reference_failure_cause(const toolchain *tc, const task_meta *task,
                      tc->mpiexec, tc->mpicc);
 }
 
+/* Stamps the task's time and shows its line. */
 static void task_done(task_report *tr, double start, int index, int total)
 {
     tr->seconds = now_seconds() - start;

@@ -237,7 +237,10 @@ void toolchain_detect(toolchain *tc, const char *root)
     /* MPIEXEC=srun: the same path as unset (srun's flags, the MPI's PMI). */
     int named_srun = names_srun(mpiexec);
     tc->use_srun = (!(mpiexec && *mpiexec) || named_srun) && job && *job && program_exists("srun");
-    tc->mpiexec = tc->use_srun ? xstrdup(named_srun ? mpiexec : "srun") : mpiexec && *mpiexec ? xstrdup(mpiexec) : mpi_sibling(tc->mpicc, "mpiexec");
+    if (tc->use_srun)
+        tc->mpiexec = xstrdup(named_srun ? mpiexec : "srun");
+    else
+        tc->mpiexec = mpiexec && *mpiexec ? xstrdup(mpiexec) : mpi_sibling(tc->mpicc, "mpiexec");
     const char *hosts = getenv("GRADE_HOSTS"), *hostfile = getenv("GRADE_HOSTFILE");
     tc->hosts = hosts && *hosts ? xstrdup(hosts) : NULL;
     tc->hostfile = hostfile && *hostfile ? xstrdup(hostfile) : NULL;
