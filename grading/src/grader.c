@@ -324,8 +324,8 @@ static int reported_ranks(const char *out)
 
 /* Why the reference solution (tested everywhere) failed a run: the learner's own
  * settings and the machine's MPI come before "a bug in the workbook". */
-static char *reference_failure_cause(const toolchain *tc, const task_meta *task, const run_config *cfg,
-                                     const char *parse_err, int saw_ranks)
+static char *reference_failure_cause(const toolchain *tc, const task_meta *task, const char *parse_err,
+                                     int asked, int saw_ranks)
 {
     const char *aware = getenv("PR_CUDA_AWARE");
     if (aware && strcmp(aware, "1") == 0 && strcmp(task->kind, "cuda_mpi") == 0)
@@ -333,8 +333,6 @@ static char *reference_failure_cause(const toolchain *tc, const task_meta *task,
                        "pointers handed to MPI crash every program; unset it");
     if (!task_uses_launcher(task))
         return xstrdup("a bug in the workbook");
-    const char *ranks = config_get(cfg, "ranks");
-    int asked = ranks ? atoi(ranks) : 1;
     /* Only rank 0 prints results: every line twice means every rank was a rank 0. */
     if (asked > 1 && (saw_ranks == 1 || strstr(parse_err, "printed twice")))
         return xasprintf("asked for %d ranks, it ran as rank 0 of 1: %s does not start %s's MPI as one job; "
@@ -444,12 +442,13 @@ void grade_task(const grade_context *ctx, const task_meta *task, int index, int 
                      results_parse(ref.out, &expected, parse_err, sizeof parse_err) == 0 && expected.count > 0;
         /* The ranks the reference saw (pr_finish's "ranks: N") must be the ranks asked for. */
         int saw_ranks = task_uses_launcher(task) ? reported_ranks(ref.out) : -1;
-        const char *asked = config_get(cfg, "ranks");
-        if (saw_ranks >= 0 && saw_ranks != (asked ? atoi(asked) : 1))
+        const char *ranks = config_get(cfg, "ranks");
+        int asked_ranks = ranks ? atoi(ranks) : 1;
+        if (saw_ranks >= 0 && saw_ranks != asked_ranks)
             ref_ok = 0;
         if (!ref_ok) {
             char *how = run_describe(&ref, timeout);
-            char *why = reference_failure_cause(ctx->tc, task, cfg, parse_err, saw_ranks);
+            char *why = reference_failure_cause(ctx->tc, task, parse_err, asked_ranks, saw_ranks);
             rr->ran = 1;
             rr->status = ST_FAIL;
             rr->message = xasprintf("the reference solution failed here (%s): %s%s%s", why, how,

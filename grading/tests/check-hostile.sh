@@ -18,7 +18,8 @@ export NO_COLOR=1 GRADE_TIMEOUT_SCALE=0.2   # task1's 10 s timeout becomes 2 s
 
 fail() { echo "check-hostile: FAILED: $*"; failures=$((failures + 1)); }
 # Open MPI starts ranks more slowly than MPICH (and winds a failed job down more slowly
-# where its kill delay is not 0, as the grader sets it): it gets twice the time for every case (make test-openmpi; the GPU machines have it).
+# where its kill delay is not 0, as the grader sets it): it gets twice the time for
+# every case (make test-openmpi; the GPU machines have it).
 slow=1
 "${MPIEXEC:-mpiexec}" --version 2>&1 | grep -qE 'Open MPI|OpenRTE' && slow=2
 
