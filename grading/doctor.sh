@@ -5,14 +5,7 @@ CC=${CC:-cc}
 MPICC=${MPICC:-mpicc}
 NVCC=${NVCC:-nvcc}
 problems=0
-# The MPI tool that belongs to MPICC, as the grader picks it (toolchain.c: mpi_sibling):
-# same folder, same suffix (mpicc.openmpi: mpiexec.openmpi) where it exists, else TOOL.
-mpi_sibling() {  # mpicc tool
-    local dir="" base=$1
-    case $1 in */*) dir=${1%/*}/; base=${1##*/} ;; esac
-    case $base in mpicc*) command -v "$dir$2${base#mpicc}" >/dev/null 2>&1 && { echo "$dir$2${base#mpicc}"; return; } ;; esac
-    echo "$2"
-}
+. "$(dirname "$0")/lib.sh"  # mpi_sibling
 mpiexec_given=${MPIEXEC:-}
 MPIEXEC=${MPIEXEC:-$(mpi_sibling "$MPICC" mpiexec)}
 MPICXX=${MPICXX:-$(mpi_sibling "$MPICC" mpicxx)}

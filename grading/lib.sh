@@ -43,3 +43,13 @@ backup_file() {
     cp -p "$file" "$dest" && cmp -s "$file" "$dest" || { echo "backup of $file failed" >&2; return 1; }
     echo "$dest"
 }
+
+# The MPI tool that belongs to MPICC, as the grader picks it (toolchain.c: mpi_sibling):
+# same folder, same suffix (mpicc.openmpi: mpiexec.openmpi) where it exists, else TOOL.
+# The shell copy serves make doctor and make bench, which run before (or without) the grader.
+mpi_sibling() {  # mpicc tool
+    local dir="" base=$1
+    case $1 in */*) dir=${1%/*}/; base=${1##*/} ;; esac
+    case $base in mpicc*) command -v "$dir$2${base#mpicc}" >/dev/null 2>&1 && { echo "$dir$2${base#mpicc}"; return; } ;; esac
+    echo "$2"
+}

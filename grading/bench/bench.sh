@@ -10,6 +10,11 @@
 # a timed test.  Timings need a quiet machine: do not run anything else meanwhile.
 set -u
 cd "$(dirname "$0")/../.."
+. grading/lib.sh  # mpi_sibling
+# The MPI the grader would use: MPICC, and the mpiexec and mpicxx that belong to it.
+MPICC=${MPICC:-mpicc}
+MPIEXEC=${MPIEXEC:-$(mpi_sibling "$MPICC" mpiexec)}
+MPICXX=${MPICXX:-$(mpi_sibling "$MPICC" mpicxx)}
 room=${1:-}
 case ${room%%_*} in
     ""|01|02|03|04|06) ;;
@@ -25,7 +30,7 @@ echo "section,item,value,unit,spread_pct,ceiling,ceiling_value,ratio,target,verd
 {
     echo "# make bench: $(date -u +%Y-%m-%dT%H:%MZ)"
     echo
-    echo "Machine: $(lscpu 2>/dev/null | awk -F: '/Model name/ {gsub(/^ +/, "", $2); print $2; exit}'), $cores cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(mpiexec --version 2>&1 | awk '/Version:/ {print "MPICH " $2; exit} /Open MPI|OpenRTE/ {print; exit}')"
+    echo "Machine: $(lscpu 2>/dev/null | awk -F: '/Model name/ {gsub(/^ +/, "", $2); print $2; exit}'), $cores cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $("$MPIEXEC" --version 2>&1 | awk '/Version:/ {print "MPICH " $2; exit} /Open MPI|OpenRTE/ {print; exit}')"
     echo
     echo "| section | item | value | spread | ceiling | ratio | target | verdict |"
     echo "|---|---|---|---|---|---|---|---|"
@@ -61,17 +66,17 @@ build_c() { # name source flags...: builds into $out/bin/name with the usual fla
 }
 build_mpi() {
     local name=$1 src=$2
-    mpicc -std=c11 -O2 -Wall -Wextra -Igrading -o "$out/bin/$name" "$src" -lm || { echo "bench: cannot build $src"; exit 1; }
+    "$MPICC" -std=c11 -O2 -Wall -Wextra -Igrading -o "$out/bin/$name" "$src" -lm || { echo "bench: cannot build $src"; exit 1; }
 }
-# mpirun N PROGRAM ARGS...: N ranks with the machine's mpiexec (Open MPI wants
+# mpirun N PROGRAM ARGS...: N ranks with MPIEXEC (Open MPI wants
 # --oversubscribe for more ranks than cores, and leave to run as root)
-mpi_flavour=$(mpiexec --version 2>&1 | grep -qE 'Open MPI|OpenRTE' && echo openmpi || echo mpich)
+mpi_flavour=$("$MPIEXEC" --version 2>&1 | grep -qE 'Open MPI|OpenRTE' && echo openmpi || echo mpich)
 mpirun() {
     local n=$1; shift
     if [ "$mpi_flavour" = openmpi ]; then
-        OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpiexec --oversubscribe -n "$n" "$@"
+        OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "$MPIEXEC" --oversubscribe -n "$n" "$@"
     else
-        mpiexec -n "$n" "$@"
+        "$MPIEXEC" -n "$n" "$@"
     fi
 }
 want() { [ -z "$room" ] || [[ "$1" == "$room"* ]] || [[ "$room" == "$1"* ]]; }
@@ -263,7 +268,7 @@ bench_gpu_ddp() {
     local nvcc p i s spread serial eff libs=()
     nvcc=$(nvcc_path)
     ldconfig -p 2>/dev/null | grep -q libnccl && libs=(-lnccl)
-    "$nvcc" -O3 -arch="${CUDA_ARCH:-native}" -ccbin "${MPICXX:-mpicxx}" -Igrading -o "$out/bin/gpuddp" \
+    "$nvcc" -O3 -arch="${CUDA_ARCH:-native}" -ccbin "$MPICXX" -Igrading -o "$out/bin/gpuddp" \
         solutions/06_data_parallel/task6.cu "${libs[@]}" ||
         { row dp "06 task6 GPU DDP" "-" "" 0 "" "" "" "" "nvcc failed: not measured"; return; }
     for p in 1 2 3 4; do

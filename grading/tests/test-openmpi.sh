@@ -19,6 +19,7 @@
 #   - the MPI hostile fixtures (check-hostile.sh --mpi-only): a deadlock and a spin
 #     TIMEOUT, a dying rank CRASH, a rank that skips MPI_Finalize FAIL, and the
 #     fixture's solution PASS at 1 to 4 ranks;
+#   - make doctor and make bench ROOM=03 take Open MPI's mpiexec from MPICC alone;
 #   - nothing left running (no orted, no task processes).
 # Without root and without Open MPI: SKIP (exit 0), saying what to install.
 set -u
@@ -83,6 +84,19 @@ grade_check untouched-05 fail build/pristine 05
 # flavour to size its time allowances).
 MPIEXEC=mpiexec.openmpi bash grading/tests/check-hostile.sh --mpi-only | sed 's/^/  /'
 [ "${PIPESTATUS[0]}" -eq 0 ] || fail "check-hostile --mpi-only under Open MPI"
+
+# make doctor and make bench find the same Open MPI from MPICC alone (grading/lib.sh's
+# mpi_sibling, the shell copy of the grader's): the doctor names mpiexec.openmpi, and a
+# short bench of room 03 runs under it (its machine line names Open MPI, not MPICH).
+doc=$(bash grading/doctor.sh 2>&1)
+grep -qE '^  MPI +Open MPI .*mpiexec\.openmpi' <<<"$doc" ||
+    fail "make doctor with MPICC=mpicc.openmpi: $(grep -m1 -E '^  MPI ' <<<"$doc")"
+if BENCH_REPS=1 bash grading/bench/bench.sh 03 > "$out/bench.log" 2>&1; then
+    grep -q '^Machine: .*OpenRTE' build/bench/bench.md ||
+        fail "make bench with MPICC=mpicc.openmpi: $(grep -m1 '^Machine' build/bench/bench.md)"
+else
+    fail "make bench ROOM=03 under Open MPI:"; tail -n 5 "$out/bench.log"
+fi
 
 sleep 0.5
 left=$(pgrep -af 'orted|prterun|/build/test-openmpi/' | grep -v pgrep)
