@@ -32,7 +32,7 @@ GRADE_FILTER := $(if $(ROOM),--room $(ROOM)) $(if $(TASK),--task $(TASK))
 # V=1: the grader prints every command it runs; GRADESCOPE=path: also Gradescope's results.json.
 GRADE_OPTS := $(if $(filter 1,$(V)),--verbose) $(if $(GRADESCOPE),--gradescope '$(GRADESCOPE)')
 
-.PHONY: all list grade test unit-test check-generated check-solutions check-tasks check-hostile check-sim check-gpu test-cluster test-openmpi check-class check-class-html check-deps sanitize sanitize-gpu gpu-session \
+.PHONY: all list grade test unit-test check-generated check-solutions check-tasks check-hostile check-sim check-gpu test-cluster test-openmpi check-class check-class-html check-deps check-bench sanitize sanitize-gpu gpu-session \
         check-learner-loop stress fuzz check-data-safety \
         pristine generate doctor deps hint reset grade-class progress watch diff bench clean help
 
@@ -66,7 +66,7 @@ grade: $(GRADE)
 test:
 	$(Q)$(DEPS) ensure test
 	$(Q)$(MAKE) --no-print-directory unit-test check-sim check-generated check-solutions check-tasks check-hostile \
-	    check-class check-learner-loop check-data-safety check-deps check-gpu
+	    check-class check-learner-loop check-data-safety check-deps check-bench check-gpu
 	@echo "make test: all checks passed"
 
 unit-test: $(UNIT)
@@ -117,6 +117,10 @@ fuzz:
 ## check-data-safety: reset, grade, clean, generate and grade-class never lose a learner's file
 check-data-safety: $(GRADE)
 	$(Q)bash grading/tests/check-data-safety.sh
+
+## check-bench: make bench says NOT MEASURED / FAILED (exit 1) for figures a (fake) GPU did not give
+check-bench:
+	$(Q)bash grading/tests/check-bench.sh
 
 ## check-deps: make deps names what is missing: optional extras exit 0, required ones exit 1
 check-deps:

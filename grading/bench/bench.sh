@@ -21,7 +21,7 @@ case ${room%%_*} in
     05) echo "bench: ROOM=05: room 05 has no bench section (its programs print their own timings; the GPU allreduce ways are timed by 05 task3 itself): ROOM is one of 01, 02, 03, 04, 06" >&2; exit 2 ;;
     *) echo "bench: ROOM=$room: no such room to bench: one of 01, 02, 03, 04, 06 (or none, for all)" >&2; exit 2 ;;
 esac
-out=build/bench
+out=${BENCH_OUT:-build/bench}  # BENCH_OUT: another folder (the tests use one)
 mkdir -p "$out/bin"
 csv=$out/bench.csv md=$out/bench.md
 cores=$(nproc)
@@ -35,17 +35,23 @@ echo "section,item,value,unit,spread_pct,ceiling,ceiling_value,ratio,target,verd
     echo "| section | item | value | spread | ceiling | ratio | target | verdict |"
     echo "|---|---|---|---|---|---|---|---|"
 } > "$md"
-missed=0
+missed=0 failed=0
 
 # row SECTION ITEM VALUE UNIT SPREAD CEILING CEILING_VALUE RATIO TARGET VERDICT
 row() {
     local IFS=,
+    # a figure the program did not print (stats gives nan) is never shown as a plain row
+    case $3:${10} in nan:"NOT MEASURED"*|nan:FAILED*) ;; nan:*) set -- "${@:1:9}" "NOT MEASURED${10:+ (${10})}" ;; esac
     echo "$*" >> "$csv"
     printf '  %-58s %10s %-5s ±%-4s %-32s %7s %-8s %s\n' "$2" "$3" "$4" "$5%" "${6:+vs $6 ($7)}" "$8" "$9" "${10}"
     echo "| $1 | $2 | $3 $4 | ±$5% | ${6:+$6: $7} | $8 | $9 | ${10} |" >> "$md"
     [ "${10}" = MISSED ] && missed=$((missed + 1))
+    case ${10} in "NOT MEASURED"*|FAILED*) failed=$((failed + 1)) ;; esac
     return 0
 }
+# not_run SECTION ITEM LOG: a benchmark program failed or printed nothing to read: a row
+# that says so, counted (the bench then exits 1) -- never a silent gap in the table
+not_run() { row "$1" "$2" "-" "" 0 "" "" "" "" "FAILED: see $3"; }
 section() { echo; echo "== $*"; }
 # median and spread (percent) of the numbers on stdin
 stats() { sort -g | awk '{v[NR] = $1} END {if (NR == 0) {print "nan nan"; exit}
@@ -56,10 +62,13 @@ time_of() { grep -E "^  time $1 +[0-9.]+ s" | head -n1 | sed -E "s|^  time $1 +(
 efficiency() { awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN {if (b > 0) printf "%.2f", a / (p * b); else print "nan"}'; }
 # the nvcc to use: NVCC, nvcc on PATH, or the toolkit's default place
 nvcc_path() { local n=${NVCC:-nvcc}; command -v "$n" >/dev/null 2>&1 && echo "$n" || echo /usr/local/cuda/bin/nvcc; }
-# ratio A / B to 2 decimals
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "nan"}'; }
-# verdict: ok when RATIO OP LIMIT holds (OP is >= or <=)
-verdict() { awk -v r="$1" -v l="$3" -v op="$2" 'BEGIN {ok = (op == ">=") ? (r >= l) : (r <= l); print (ok ? "ok" : "MISSED")}'; }
+# ratio A / B to 2 decimals; nan unless both are numbers (a figure that is missing
+# stays missing: awk would read "nan" or "" as 0 or compare it as text)
+num_re='^[0-9]+([.][0-9]*)?([eE][-+]?[0-9]+)?$'
+ratio() { awk -v a="$1" -v b="$2" -v re="$num_re" 'BEGIN {if (a ~ re && b ~ re && b > 0) printf "%.2f", a / b; else print "nan"}'; }
+# verdict: ok when RATIO OP LIMIT holds (OP is >= or <=); NOT MEASURED when RATIO is no number
+verdict() { awk -v r="$1" -v l="$3" -v op="$2" -v re="$num_re" 'BEGIN {if (r !~ re) {print "NOT MEASURED"; exit}
+    ok = (op == ">=") ? (r >= l) : (r <= l); print (ok ? "ok" : "MISSED")}'; }
 build_c() { # name source flags...: builds into $out/bin/name with the usual flags
     local name=$1 src=$2; shift 2
     gcc -std=c11 -O2 -Wall -Wextra -Igrading -o "$out/bin/$name" "$src" "$@" -lm || { echo "bench: cannot build $src"; exit 1; }
@@ -86,7 +95,7 @@ declare -A copy_gbs=()
 bench_cpu() {
     section "01 threads: memory-bound work vs this machine's copy bandwidth (STREAM-style, n = 2^24 doubles, best of 10)"
     build_c stream grading/bench/stream.c -fopenmp
-    "$out/bin/stream" n=16777216 reps=10 threads="$cores" > "$out/stream.txt" || { echo "bench: stream failed"; return; }
+    "$out/bin/stream" n=16777216 reps=10 threads="$cores" > "$out/stream.txt" || { not_run cpu "copy bandwidth (stream.c)" "$out/stream.txt"; return; }
     local t kernel line bytes med min max gbs spread
     : > "$out/stream.dat"
     while read -r line; do
@@ -127,7 +136,7 @@ bench_proc() {
     section "02 processes: cost per task against a bare fork / pthread_create (microseconds)"
     build_c spawn grading/bench/spawn.c -pthread
     local fork_us thread_us
-    "$out/bin/spawn" count=500 > "$out/spawn.txt"
+    "$out/bin/spawn" count=500 > "$out/spawn.txt" || { not_run proc "bare fork / pthread_create (spawn.c)" "$out/spawn.txt"; return; }
     fork_us=$(sed -nE 's/^bench spawn=fork median_us=([0-9.]+).*/\1/p' "$out/spawn.txt")
     thread_us=$(sed -nE 's/^bench spawn=thread median_us=([0-9.]+).*/\1/p' "$out/spawn.txt")
     row proc "bare fork + _exit + waitpid (the floor)" "$fork_us" us 0 "" "" "" "" ""
@@ -149,7 +158,7 @@ bench_proc() {
 bench_mpi() {
     section "03 MPI (2 ranks): ping-pong, and the hand-written tree and ring against MPI_Reduce / MPI_Allreduce"
     build_mpi pingpong solutions/03_mpi/task4.c
-    mpirun 2 "$out/bin/pingpong" max_bytes=8388608 trips=100 > "$out/pingpong.txt" 2>&1 || { echo "bench: ping-pong failed"; return; }
+    mpirun 2 "$out/bin/pingpong" max_bytes=8388608 trips=100 > "$out/pingpong.txt" 2>&1 || { not_run mpi "03 task4 ping-pong" "$out/pingpong.txt"; return; }
     awk '/ping-pong between/ {on = 1; next} on && /^ +[0-9]+ +[0-9.]+ +[0-9.]+/ {print $1, $2, $3} on && /echoes/ {exit}' \
         "$out/pingpong.txt" > "$out/pingpong.dat"
     local lat bw
@@ -159,7 +168,7 @@ bench_mpi() {
     build_mpi reductions solutions/03_mpi/task6.c
     local runs=() i
     for i in $(seq $((reps + 2))); do # noisier than the rest: two more runs
-        mpirun 2 "$out/bin/reductions" m=1048576 reps=10 > "$out/reductions.$i.txt" 2>&1 || { echo "bench: task6 failed"; return; }
+        mpirun 2 "$out/bin/reductions" m=1048576 reps=10 > "$out/reductions.$i.txt" 2>&1 || { not_run mpi "03 task6 reductions" "$out/reductions.$i.txt"; return; }
         runs+=("$out/reductions.$i.txt")
     done
     # rows of the table: numbers bytes tree MPI_Reduce ring MPI_Allreduce (ms)
@@ -192,58 +201,70 @@ bench_gpu() {
     local nvcc arch=${CUDA_ARCH:-native} f i
     nvcc=$(nvcc_path)
     if ! command -v "$nvcc" >/dev/null 2>&1; then
-        row cuda "GPU benchmarks" "-" "" 0 "" "" "" "" "a GPU but no nvcc: not measured"; return
+        row cuda "GPU benchmarks" "-" "" 0 "" "" "" "" "NOT MEASURED: a GPU but no nvcc (set NVCC)"; return
     fi
     local build=("$nvcc" -O3 -arch="$arch" -Igrading)
     "${build[@]}" -o "$out/bin/gpubench" grading/bench/gpubench.cu -lcublas &&
         "${build[@]}" -o "$out/bin/gpusum" solutions/04_cuda/task2.cu &&
         "${build[@]}" -o "$out/bin/gpumm" solutions/04_cuda/task3.cu -lcublas &&
         "${build[@]}" -o "$out/bin/gpucross" solutions/04_cuda/task4.cu ||
-        { row cuda "GPU benchmarks" "-" "" 0 "" "" "" "" "nvcc failed: not measured"; return; }
+        { row cuda "GPU benchmarks" "-" "" 0 "" "" "" "" "FAILED: nvcc could not build them"; return; }
     "$out/bin/gpubench" what=check > "$out/gpucheck.txt" 2>&1 ||
-        { row cuda "gpubench what=check" "-" "" 0 "" "" "" "" "WRONG results on this GPU: see $out/gpucheck.txt"; missed=$((missed + 1)); return; }
+        { row cuda "gpubench what=check" "-" "" 0 "" "" "" "" "FAILED: WRONG results on this GPU: see $out/gpucheck.txt"; return; }
     local dev; dev=$("$out/bin/gpubench" what=copy n=1048576 reps=1 | sed -nE 's/^bench device name="([^"]*)".*/\1/p')
     row cuda "the GPU" "-" "" 0 "" "" "" "" "$dev"
 
     # The ceiling: device-to-device copy, 2^26 floats (256 MiB each way), the better of
     # cudaMemcpy and a copy kernel; bytes read + bytes written, as STREAM counts them.
     local n=67108864 memcpy copyk ceil spread sp2
-    for i in $(seq "$reps"); do "$out/bin/gpubench" what=copy n=$n reps=20 > "$out/gpucopy.$i.txt" || return; done
+    for i in $(seq "$reps"); do "$out/bin/gpubench" what=copy n=$n reps=20 > "$out/gpucopy.$i.txt" 2>&1 ||
+        { not_run cuda "device copy (gpubench.cu what=copy)" "$out/gpucopy.$i.txt"; return; }; done
     read -r memcpy spread < <(cat "$out"/gpucopy.*.txt | rate_of copy cudaMemcpy | stats)
     read -r copyk sp2 < <(cat "$out"/gpucopy.*.txt | rate_of copy copy_kernel | stats)
-    ceil=$(awk -v a="$memcpy" -v b="$copyk" 'BEGIN {print (a > b ? a : b)}')
+    ceil=$(awk -v a="$memcpy" -v b="$copyk" -v re="$num_re" 'BEGIN {print (a ~ re && b ~ re) ? (a + 0 > b + 0 ? a : b) : "nan"}')
     row cuda "device copy, cudaMemcpy, 2^26 floats" "$memcpy" GB/s "$spread" "" "" "" "" ""
     row cuda "device copy, copy kernel, 2^26 floats" "$copyk" GB/s "$sp2" "" "" "" "" ""
 
     # Reductions of 2^26 unsigned values: room 04 task 2 (the lesson's kernel), the
     # advanced kernel of gpubench.cu, and CUB -- against the copy and against CUB.
     local cub fast lesson
-    for i in $(seq "$reps"); do "$out/bin/gpubench" what=reduce n=$n reps=20 > "$out/gpureduce.$i.txt" || return; done
+    for i in $(seq "$reps"); do "$out/bin/gpubench" what=reduce n=$n reps=20 > "$out/gpureduce.$i.txt" 2>&1 ||
+        { not_run cuda "reductions (gpubench.cu what=reduce)" "$out/gpureduce.$i.txt"; return; }; done
     read -r cub spread < <(cat "$out"/gpureduce.*.txt | rate_of reduce cub_DeviceReduce | stats)
     read -r fast sp2 < <(cat "$out"/gpureduce.*.txt | rate_of reduce sum_fast | stats)
     row cuda "CUB DeviceReduce, 2^26 values (bytes read / time)" "$cub" GB/s "$spread" copy "$ceil GB/s" "$(ratio "$cub" "$ceil")" "" ""
     row cuda "advanced reduction (gpubench.cu sum_fast) vs copy" "$fast" GB/s "$sp2" copy "$ceil GB/s" "$(ratio "$fast" "$ceil")" ">= 0.90" "$(verdict "$(ratio "$fast" "$ceil")" ">=" 0.90)"
     row cuda "advanced reduction (gpubench.cu sum_fast) vs CUB" "$fast" GB/s "$sp2" CUB "$cub GB/s" "$(ratio "$fast" "$cub")" ">= 0.95" "$(verdict "$(ratio "$fast" "$cub")" ">=" 0.95)"
-    read -r lesson spread < <(for _ in $(seq "$reps"); do "$out/bin/gpusum" n=$n tpb=256 |
-        sed -nE 's/.*GPU kernel ([0-9.]+) GB\/s.*/\1/p'; done | stats)
+    for i in $(seq "$reps"); do "$out/bin/gpusum" n=$n tpb=256 > "$out/gpusum.$i.txt" 2>&1 ||
+        { not_run cuda "04 task2 reduction" "$out/gpusum.$i.txt"; return; }; done
+    read -r lesson spread < <(cat "$out"/gpusum.*.txt | sed -nE 's/.*GPU kernel ([0-9.]+) GB\/s.*/\1/p' | stats)
     row cuda "04 task2 (one value a thread, shared-memory tree)" "$lesson" GB/s "$spread" copy "$ceil GB/s" "$(ratio "$lesson" "$ceil")" "" "vs CUB $(ratio "$lesson" "$cub")"
 
     # SGEMM: room 04 task 3's tiled kernel against cuBLAS in the same program (2048^3),
     # and the register-tiled kernel against cuBLAS (4096^3).
     local tiled cublas reg cub2
-    for i in $(seq "$reps"); do "$out/bin/gpumm" m=2048 n=2048 k=2048 > "$out/gpumm.$i.txt" || return; done
+    for i in $(seq "$reps"); do "$out/bin/gpumm" m=2048 n=2048 k=2048 > "$out/gpumm.$i.txt" 2>&1 ||
+        { not_run cuda "04 task3 SGEMM" "$out/gpumm.$i.txt"; return; }; done
     read -r tiled spread < <(for f in "$out"/gpumm.*.txt; do gflops_of tiled < "$f"; done | stats)
     read -r cublas sp2 < <(for f in "$out"/gpumm.*.txt; do gflops_of cuBLAS < "$f"; done | stats)
     row cuda "04 task3 tiled SGEMM, 2048^3" "$tiled" GFLOP/s "$spread" cuBLAS "$cublas GFLOP/s" "$(ratio "$tiled" "$cublas")" ">= 0.50" "$(verdict "$(ratio "$tiled" "$cublas")" ">=" 0.50)"
-    for i in $(seq "$reps"); do "$out/bin/gpubench" what=sgemm n=4096 reps=10 > "$out/gpusgemm.$i.txt" || return; done
+    for i in $(seq "$reps"); do "$out/bin/gpubench" what=sgemm n=4096 reps=10 > "$out/gpusgemm.$i.txt" 2>&1 ||
+        { not_run cuda "register-tiled SGEMM (gpubench.cu what=sgemm)" "$out/gpusgemm.$i.txt"; return; }; done
     read -r reg spread < <(cat "$out"/gpusgemm.*.txt | rate_of sgemm sgemm_reg | stats)
     read -r cub2 sp2 < <(cat "$out"/gpusgemm.*.txt | rate_of sgemm cublasSgemm | stats)
     row cuda "register-tiled SGEMM (gpubench.cu sgemm_reg), 4096^3" "$reg" GFLOP/s "$spread" cuBLAS "$cub2 GFLOP/s" "$(ratio "$reg" "$cub2")" ">= 0.75" "$(verdict "$(ratio "$reg" "$cub2")" ">=" 0.75)"
 
     # Where the GPU, copies included, first beats the CPU (room 04 task 4's table).
     local cross
-    cross=$("$out/bin/gpucross" rows=100000 cols=10 > "$out/gpucross.txt" 2>&1; sed -nE 's/.*first wins at ([0-9]+) rows.*/\1/p' "$out/gpucross.txt")
-    row cuda "04 task4: rows where the GPU (copies included) first wins" "${cross:-none}" rows 0 "" "" "" "" "$([ -n "$cross" ] || echo "no win up to 10^7 rows")"
+    "$out/bin/gpucross" rows=100000 cols=10 > "$out/gpucross.txt" 2>&1 ||
+        { not_run cuda "04 task4 transfer crossover" "$out/gpucross.txt"; return; }
+    cross=$(sed -nE 's/.*first wins at ([0-9]+) rows.*/\1/p' "$out/gpucross.txt")
+    local never; never=$(grep -m1 -oE 'did not win up to [0-9]+ rows' "$out/gpucross.txt")
+    if [ -n "$cross" ] || [ -n "$never" ]; then
+        row cuda "04 task4: rows where the GPU (copies included) first wins" "${cross:-none}" rows 0 "" "" "" "" "$never"
+    else
+        not_run cuda "04 task4 transfer crossover (no verdict printed)" "$out/gpucross.txt"
+    fi
 }
 
 gpu_here() { command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; }
@@ -254,7 +275,7 @@ bench_cuda() {
     else
         row cuda "GPU reduction vs copy bandwidth and CUB; tiled vs cuBLAS SGEMM" "-" "" 0 "" "" "" "" "no GPU here: not measured"
     fi
-    grading/simcc -O2 -Igrading -o "$out/bin/simsum" solutions/04_cuda/task2.cu || { echo "bench: simcc failed"; return; }
+    grading/simcc -O2 -Igrading -o "$out/bin/simsum" solutions/04_cuda/task2.cu || { row cuda "simulator: 04 task2" "-" "" 0 "" "" "" "" "FAILED: simcc could not build it"; return; }
     local sim cpu spread
     read -r sim spread < <(for _ in $(seq "$reps"); do "$out/bin/simsum" n=1048576 tpb=256 | time_of "GPU kernel"; done | stats)
     read -r cpu _ < <(for _ in $(seq "$reps"); do "$out/bin/simsum" n=1048576 tpb=256 | time_of CPU; done | stats)
@@ -270,11 +291,11 @@ bench_gpu_ddp() {
     ldconfig -p 2>/dev/null | grep -q libnccl && libs=(-lnccl)
     "$nvcc" -O3 -arch="${CUDA_ARCH:-native}" -ccbin "$MPICXX" -Igrading -o "$out/bin/gpuddp" \
         solutions/06_data_parallel/task6.cu "${libs[@]}" ||
-        { row dp "06 task6 GPU DDP" "-" "" 0 "" "" "" "" "nvcc failed: not measured"; return; }
+        { row dp "06 task6 GPU DDP" "-" "" 0 "" "" "" "" "FAILED: nvcc could not build it"; return; }
     for p in 1 2 3 4; do
         for i in $(seq "$reps"); do
             mpirun "$p" "$out/bin/gpuddp" n=200000 batch=2000 epochs=3 hidden=64 > "$out/gpuddp.$p.$i.txt" 2>&1 ||
-                { row dp "06 task6 GPU DDP, $p rank(s)" "-" "" 0 "" "" "" "" "failed: see $out/gpuddp.$p.$i.txt"; continue 2; }
+                { not_run dp "06 task6 GPU DDP, $p rank(s)" "$out/gpuddp.$p.$i.txt"; continue 2; }
         done
         read -r s spread < <(for f in "$out"/gpuddp."$p".*.txt; do time_of "GPU DDP, staged / epoch" < "$f"; done | stats)
         read -r serial _ < <(for f in "$out"/gpuddp."$p".*.txt; do time_of "serial CPU / epoch" < "$f"; done | stats)
@@ -297,7 +318,8 @@ bench_dp() {
     for p in 1 2 3 4; do
         # Each run prints both times (its own serial run and DDP): run it once, read both.
         for i in $(seq "$reps"); do
-            mpirun "$p" "$out/bin/ddp" hidden=400 n=4001 batch=401 epochs=3 > "$out/ddp.$p.$i.txt" 2>&1
+            mpirun "$p" "$out/bin/ddp" hidden=400 n=4001 batch=401 epochs=3 > "$out/ddp.$p.$i.txt" 2>&1 ||
+                { not_run dp "06 task3 DDP, $p rank(s)" "$out/ddp.$p.$i.txt"; continue 2; }
         done
         read -r s spread < <(cat "$out"/ddp."$p".*.txt | grep -E "^  time DDP" |
             sed -E 's/.*per epoch +([0-9.]+) s.*/\1/' | stats)
@@ -336,9 +358,11 @@ else
     echo "plots: gnuplot is not installed (make deps installs it): the curves are in $out/*.dat"
 fi
 echo "bench: table in $csv and $md"
+[ $failed -gt 0 ] && echo "bench: $failed figure(s) FAILED or NOT MEASURED: a benchmark program failed or printed nothing to read (see the rows)"
 if [ $missed -gt 0 ]; then
     echo "bench: $missed target(s) MISSED: docs/benchmarks.md says why"
-else
+elif [ $failed -eq 0 ]; then
     echo "bench: every target measured here was met"
 fi
-exit 0
+# A missed target is a finding (exit 0); a benchmark that did not run is a defect (exit 1).
+[ $failed -eq 0 ]

@@ -34,12 +34,23 @@ done
 out=${OUT:-build/gpu-session}
 mkdir -p "$out"
 exec > >(tee "$out/log-$part.txt") 2>&1
+tee_pid=$!
 export NO_COLOR=1 LC_ALL=C CUDA_ARCH=${CUDA_ARCH:-native}
 ok=0 failed=0 started=$SECONDS
 step() { echo; echo "== $* ($((SECONDS - started)) s)"; }
 verdict() { # verdict RC WHAT
     if [ "$1" -eq 0 ]; then ok=$((ok + 1)); echo "gpu-session: ok: $2"
     else failed=$((failed + 1)); echo "gpu-session: FAILED: $2 (exit $1)"; fi
+}
+# run NAME LINES WHAT -- COMMAND...: COMMAND's whole output kept in $out/NAME.txt as it
+# comes (a step cut short by the call's time limit still leaves what it printed), its
+# last LINES shown, its exit status judged
+run() {
+    local name=$1 lines=$2 what=$3; shift 4
+    "$@" > "$out/$name.txt" 2>&1
+    local rc=$?
+    tail -n "$lines" "$out/$name.txt"
+    verdict $rc "$what"
 }
 
 step "inventory"
@@ -58,7 +69,9 @@ echo "  cores: $(nproc), $(head -1 /etc/os-release)"
 if [ -n "$debs" ]; then
     root=$PWD/.gpu-carry/root
     mkdir -p "$root"
-    for f in "$debs"/*.deb; do dpkg -x "$f" "$root"; done
+    set -- "$debs"/*.deb
+    [ -e "$1" ] || { echo "gpu-session: FAILED: no .deb files in $debs (carry the folder: it is not in git)"; exit 1; }
+    for f in "$@"; do dpkg -x "$f" "$root" || { echo "gpu-session: FAILED: dpkg -x $f"; exit 1; }; done
     export CPATH=$root/usr/include${CPATH:+:$CPATH}
     export LIBRARY_PATH=$root/usr/lib/x86_64-linux-gnu${LIBRARY_PATH:+:$LIBRARY_PATH}
     export LD_LIBRARY_PATH=$root/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
@@ -70,36 +83,45 @@ make -s all > "$out/build.txt" 2>&1; rc=$?
 tail -5 "$out/build.txt"
 verdict $rc "make all"
 [ $rc -eq 0 ] || { echo "gpu-session: $ok ok, $failed FAILED (nothing more can run)"; exit 1; }
-make -s unit-test 2>&1 | tail -4; verdict "${PIPESTATUS[0]}" "unit tests"
+# DEPS=true: the machine cannot install anything (no network); what is missing shows as a failure.
+run unit-tests 4 "unit tests" -- make -s unit-test DEPS=true
 
 wants() { [ "$part" = all ] || [ "$part" = "$1" ]; }
 wants grade && for room in 04 05 06; do
     step "room $room natively: solutions PASS"
-    make -s check-solutions ROOM=$room 2>&1 | grep -vE '^ +(ok|PASS)'; verdict "${PIPESTATUS[0]}" "room $room solutions"
+    run "room$room-solutions" 30 "room $room solutions" -- make -s check-solutions ROOM=$room
     cp build/check-solutions.json "$out/room$room-solutions.json" 2>/dev/null
     step "room $room natively: untouched tasks FAIL"
-    make -s check-tasks ROOM=$room 2>&1 | tail -12; verdict "${PIPESTATUS[0]}" "room $room untouched tasks"
+    run "room$room-tasks" 12 "room $room untouched tasks" -- make -s check-tasks ROOM=$room
+    cp build/check-tasks.json "$out/room$room-tasks.json" 2>/dev/null
 done
 if wants grade; then
     step "check-gpu (the smoke fixture natively, compute-sanitizer on it)"
-    make -s check-gpu 2>&1 | tail -8; verdict "${PIPESTATUS[0]}" "check-gpu"
+    run check-gpu 8 "check-gpu" -- make -s check-gpu
+    mkdir -p "$out/gpu-smoke" && cp build/gpu-smoke/*.json "$out/gpu-smoke/" 2>/dev/null
 fi
 
 if wants sanitize; then
     step "sanitize-gpu"
-    make -s sanitize-gpu 2>&1 | tail -40; verdict "${PIPESTATUS[0]}" "sanitize-gpu"
+    # 120 s a run (the script's default is 300): one hung run must not eat the call's 10 minutes
+    run sanitize-gpu 40 "sanitize-gpu" -- env SANITIZE_GPU_TIMEOUT="${SANITIZE_GPU_TIMEOUT:-120}" make -s sanitize-gpu
+    cp -r build/sanitize-gpu/log "$out/sanitize-gpu-logs" 2>/dev/null
 fi
 
 if wants bench; then
+    bench_out=${BENCH_OUT:-build/bench}
     step "bench ROOM=04 (GPU)"
-    make -s bench ROOM=04 2>&1 | tail -25; verdict "${PIPESTATUS[0]}" "bench ROOM=04"
-    mkdir -p "$out/bench" && cp build/bench/bench.* build/bench/gpu*.txt "$out/bench/" 2>/dev/null
+    run bench04 25 "bench ROOM=04" -- make -s bench ROOM=04
+    mkdir -p "$out/bench" && cp "$bench_out"/bench.* "$bench_out"/gpu*.txt "$out/bench/" 2>/dev/null
 
     step "bench ROOM=06 (DDP on the CPU, and 06 task6's GPU DDP at 1..4 ranks)"
-    make -s bench ROOM=06 2>&1 | tail -16; verdict "${PIPESTATUS[0]}" "bench ROOM=06"
-    mkdir -p "$out/bench06" && cp build/bench/bench.* build/bench/gpuddp*.txt "$out/bench06/" 2>/dev/null
+    run bench06 16 "bench ROOM=06" -- make -s bench ROOM=06
+    mkdir -p "$out/bench06" && cp "$bench_out"/bench.* "$bench_out"/gpuddp*.txt "$out/bench06/" 2>/dev/null
 fi
 
 echo
-echo "gpu-session: $ok ok, $failed FAILED, $((SECONDS - started)) s; log in $out/log-$part.txt"
-[ $failed -eq 0 ]
+echo "gpu-session: $ok ok, $failed FAILED, $((SECONDS - started)) s; log in $out/log-$part.txt, each step's whole output beside it"
+rc=$((failed > 0))
+exec >&- 2>&-
+wait "$tee_pid" 2>/dev/null  # let tee write the last lines before the call ends
+exit $rc

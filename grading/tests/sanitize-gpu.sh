@@ -12,7 +12,7 @@
 # Without a working NVIDIA GPU (nvidia-smi) it says SKIP and exits 0: nothing checked.
 #
 # Environment: NVCC (default nvcc, else /usr/local/cuda/bin/nvcc), CUDA_ARCH (default
-# native), MPICXX (mpicxx), MPIEXEC (mpiexec), COMPUTE_SANITIZER, SANITIZE_GPU_TOOLS
+# native), MPICC (mpicc), MPICXX and MPIEXEC (the ones beside MPICC), COMPUTE_SANITIZER, SANITIZE_GPU_TOOLS
 # (default "memcheck racecheck synccheck"), SANITIZE_GPU_TIMEOUT (seconds per run, 300).
 # Lines: "sanitize-gpu: <tool> <task> [config]: clean" / "FAILED ..."; the end:
 # "sanitize-gpu: all clean (N runs)" and exit 0, or exit 1.  Works in build/sanitize-gpu/.
@@ -41,8 +41,12 @@ if [ -z "$CS" ]; then
     echo "sanitize-gpu: FAILED: nvcc at $nvcc_path but no compute-sanitizer (part of the CUDA toolkit; or set COMPUTE_SANITIZER)"
     exit 1
 fi
-MPICXX=${MPICXX:-mpicxx}
-MPIEXEC=${MPIEXEC:-mpiexec}
+. grading/lib.sh  # mpi_sibling: the mpicxx and mpiexec that belong to MPICC, as the grader's
+MPICXX=${MPICXX:-$(mpi_sibling "${MPICC:-mpicc}" mpicxx)}
+MPIEXEC=${MPIEXEC:-$(mpi_sibling "${MPICC:-mpicc}" mpiexec)}
+# Open MPI refuses to start as root without these (the lent GPU machines run everything
+# as root, with Open MPI); MPICH ignores them.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 ARCH=${CUDA_ARCH:-native}
 TOOLS=${SANITIZE_GPU_TOOLS:-memcheck racecheck synccheck}
 LIMIT=${SANITIZE_GPU_TIMEOUT:-300}

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# check-bench.sh -- make bench never reports a target as met that it did not measure
+# (make test).  No GPU here, so the GPU half of the bench is driven with a fake one: an
+# `nvidia-smi` that names a GPU and an `nvcc` whose programs print nothing (exit 0) or
+# fail (exit 1).  Either way every GPU figure is missing, and the bench must say so:
+#   - programs that print nothing: each GPU target row says NOT MEASURED (never "ok",
+#     as it did when awk compared the text "nan" with the target), exit 1;
+#   - programs that fail: a FAILED row naming the log, exit 1 (a failed run used to
+#     leave no row at all and the bench said every target was met, exit 0);
+#   - 06 task6's GPU DDP runs that fail: a FAILED row per rank count, exit 1.
+#   - make gpu-session's sanitize and bench parts, with the fake GPU (below).
+# The bench writes into a scratch folder (BENCH_OUT), not build/bench.
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+export LC_ALL=C NO_COLOR=1 BENCH_REPS=1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+fail() { echo "check-bench: FAILED: $*"; failures=$((failures + 1)); }
+said=0
+passed() { [ $failures -eq $said ] && echo "check-bench: $*"; said=$failures; }  # only when that part passed
+
+mkdir -p "$tmp/fake"
+printf '#!/bin/sh\necho "GPU 0: Fake GPU for check-bench (UUID: GPU-0)"\n' > "$tmp/fake/nvidia-smi"
+# nvcc ... -o OUT ...: OUT becomes a program that prints nothing and exits $FAKE_RC
+cat > "$tmp/fake/nvcc" <<'EOF'
+#!/bin/sh
+while [ $# -gt 0 ]; do [ "$1" = -o ] && { out=$2; shift; }; shift; done
+printf '#!/bin/sh\nexit ${FAKE_RC:-0}\n' > "$out" && chmod +x "$out"
+EOF
+chmod +x "$tmp/fake/nvidia-smi" "$tmp/fake/nvcc"
+
+# bench RC ROOM: the bench with the fake GPU whose programs exit RC; output in $tmp/log
+bench() {
+    PATH=$tmp/fake:$PATH NVCC=$tmp/fake/nvcc FAKE_RC=$1 BENCH_OUT=$tmp/out \
+        bash grading/bench/bench.sh "$2" > "$tmp/log" 2>&1
+}
+
+bench 0 04; rc=$?
+[ $rc -eq 1 ] || fail "GPU programs that print nothing: bench exit $rc, expected 1"
+for target in '>= 0.90' '>= 0.95' '>= 0.50' '>= 0.75'; do
+    line=$(grep -F " $target " "$tmp/log" | head -n1)
+    [ -n "$line" ] || { fail "no row with the target $target"; continue; }
+    grep -q 'NOT MEASURED' <<<"$line" || fail "target $target with no figure: $line"
+done
+grep -q 'every target measured here was met' "$tmp/log" && fail "the summary says every target was met"
+grep -q 'figure(s) FAILED or NOT MEASURED' "$tmp/log" || fail "no summary line for the missing figures"
+[ -s "$tmp/out/bench.csv" ] || fail "no CSV in BENCH_OUT"
+passed "a GPU whose programs print nothing: every GPU target NOT MEASURED, exit 1"
+
+bench 1 04; rc=$?
+[ $rc -eq 1 ] || fail "GPU programs that fail: bench exit $rc, expected 1"
+grep -qE 'FAILED: .*gpucheck\.txt' "$tmp/log" || fail "a failing gpubench: no FAILED row: $(grep -A3 '== 04' "$tmp/log")"
+passed "a GPU whose programs fail: a FAILED row naming the log, exit 1"
+
+bench 1 06; rc=$?
+[ $rc -eq 1 ] || fail "06 with GPU DDP runs that fail: bench exit $rc, expected 1"
+n=$(grep -cE '06 task6 GPU DDP, [1-4] rank\(s\) .*FAILED: see' "$tmp/log")
+[ "$n" -eq 4 ] || fail "06 task6: $n FAILED rows for 1..4 ranks, expected 4: $(grep 'task6' "$tmp/log")"
+grep -qE '06 task3 DDP, 2 rank\(s\).* s ' "$tmp/log" || fail "06 task3's CPU DDP rows are missing"
+passed "GPU DDP runs that fail: a FAILED row for each rank count, exit 1"
+
+# The maintainers' GPU session script (make gpu-session), whose parts otherwise only run
+# on a lent GPU: its plumbing with the same fake GPU and a fake compute-sanitizer, under
+# Open MPI where it is installed (the GPU machines have it, and run as root): the
+# sanitize part runs every CUDA solution (MPI ones at 2 ranks) and keeps the logs under
+# OUT, exit 0; the bench part keeps each step's output under OUT and fails (exit 1).
+printf '#!/bin/sh\nshift 4; "$@"; rc=$?; echo "========= ERROR SUMMARY: 0 errors"; exit $rc\n' \
+    > "$tmp/fake/compute-sanitizer"
+chmod +x "$tmp/fake/compute-sanitizer"
+mpi=(); command -v mpicc.openmpi >/dev/null 2>&1 && mpi=(MPICC=mpicc.openmpi)
+session() {  # session PART: gpu-session.sh with the fake GPU, its OUT in $tmp/session-PART
+    env PATH="$tmp/fake:$PATH" NVCC="$tmp/fake/nvcc" "${mpi[@]}" OUT="$tmp/session-$1" BENCH_OUT="$tmp/out" \
+        bash grading/tests/gpu-session.sh --part "$1" > "$tmp/log" 2>&1
+}
+session sanitize; rc=$?
+[ $rc -eq 0 ] || fail "gpu-session --part sanitize with a fake GPU: exit $rc: $(tail -n 5 "$tmp/log")"
+grep -qE 'sanitize-gpu: all clean \([0-9]+ runs\)' "$tmp/session-sanitize/sanitize-gpu.txt" 2>/dev/null ||
+    fail "gpu-session sanitize: no 'all clean' in OUT/sanitize-gpu.txt"
+[ -s "$tmp/session-sanitize/sanitize-gpu-logs/06_data_parallel_task6.memcheck.log" ] ||
+    fail "gpu-session sanitize: 06 task6's memcheck log is not under OUT"
+session bench; rc=$?
+[ $rc -eq 1 ] || fail "gpu-session --part bench with a fake GPU: exit $rc, expected 1"
+for f in log-bench.txt bench04.txt bench06.txt bench/bench.csv bench06/bench.csv; do
+    [ -s "$tmp/session-bench/$f" ] || fail "gpu-session bench: OUT/$f is missing or empty"
+done
+grep -q 'gpu-session: .* 2 FAILED' "$tmp/session-bench/log-bench.txt" ||
+    fail "gpu-session bench: the log's last line: $(tail -n 1 "$tmp/session-bench/log-bench.txt")"
+passed "gpu-session with a fake GPU${mpi:+ and Open MPI}: sanitize exit 0, bench exit 1, logs and tables under OUT"
+
+[ $failures -eq 0 ] && echo "check-bench: ok: a missing or failed figure is never counted as a target met"
+[ $failures -eq 0 ]
