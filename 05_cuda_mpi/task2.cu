@@ -231,6 +231,9 @@ static void block_init(block *b, int rows, int cols, long first, long count)
     memset(b->send_up, 0, 4 * row_bytes);
     CHECK(cudaStreamCreateWithFlags(&b->edge, cudaStreamNonBlocking));
     CHECK(cudaStreamCreateWithFlags(&b->inner, cudaStreamNonBlocking));
+    /* A cudaMemcpy from pageable memory may return before the data is on the device,
+     * and non-blocking streams do not wait for the default stream: wait here. */
+    CHECK(cudaDeviceSynchronize());
 }
 
 static void block_free(block *b)

@@ -164,6 +164,10 @@ static PR_UNUSED int pr_mpi_cuda_aware(const char **why)
     int supported = MPIX_Query_cuda_support();
     *why = supported ? "MPIX_Query_cuda_support() says yes" : "MPIX_Query_cuda_support() says no";
     return supported != 0;
+#elif defined(MPIX_CUDA_AWARE_SUPPORT)
+    /* Open MPI's mpi-ext.h says so at compile time: 0 when built without CUDA. */
+    *why = "this Open MPI was built without CUDA support (mpi-ext.h: MPIX_CUDA_AWARE_SUPPORT 0)";
+    return 0;
 #else
     *why = "this MPI offers no query for CUDA support (set PR_CUDA_AWARE=1 if it is CUDA-aware)";
     return 0;

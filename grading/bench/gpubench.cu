@@ -94,19 +94,23 @@ __global__ void __launch_bounds__(SUM_TPB) sum_fast(const unsigned *__restrict__
     }
 }
 
-/* Blocks for sum_fast: as many as can be resident at once, or fewer for small n. */
+/* Blocks for sum_fast: as many as can be resident at once, or fewer for small n.
+ * The device is asked once (not inside the timed repetitions). */
 static unsigned sum_blocks(long n)
 {
-    int dev = 0, sms = 1, per_sm = 0;
-    CHECK(cudaGetDevice(&dev));
-    CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    static long most = 0; /* blocks resident at once on the whole device */
+    if (most == 0) {
+        int dev = 0, sms = 1, per_sm = 0;
+        CHECK(cudaGetDevice(&dev));
+        CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
 #ifdef CUDA_SIM
-    per_sm = 2;
+        per_sm = 2;
 #else
-    CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sum_fast, SUM_TPB, 0));
+        CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sum_fast, SUM_TPB, 0));
 #endif
+        most = (long)sms * (per_sm > 0 ? per_sm : 1);
+    }
     long want = (n / 4 + SUM_TPB - 1) / SUM_TPB;
-    long most = (long)sms * (per_sm > 0 ? per_sm : 1);
     return (unsigned)(want < 1 ? 1 : want < most ? want : most);
 }
 
@@ -361,9 +365,12 @@ static void copy_memcpy(void *p)
 static void copy_by_kernel(void *p)
 {
     struct copy_ctx *c = (struct copy_ctx *)p;
-    int dev = 0, sms = 1;
-    CHECK(cudaGetDevice(&dev));
-    CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    static int sms = 0; /* asked once, not inside the timed repetitions */
+    if (sms == 0) {
+        int dev = 0;
+        CHECK(cudaGetDevice(&dev));
+        CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    }
     copy_kernel<<<sms * 8, 256>>>((const float4 *)c->src, (float4 *)c->dst, c->n / 4);
     CHECK(cudaGetLastError());
 }
