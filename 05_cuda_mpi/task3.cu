@@ -127,19 +127,38 @@ static void nccl_stop(void)
 }
 #endif
 
-/* Ranks on this node, and the GPU this rank uses (round-robin over the node's GPUs). */
-static int pick_gpu(int *ranks_on_node, int *gpus)
+/* Ranks on this node, the GPU this rank uses (round-robin over the GPUs it sees), and
+ * how many different GPUs the node's ranks use.  Device numbers cannot tell that: a
+ * scheduler that shows each rank only its own GPU makes it "device 0" in every rank.
+ * The GPU's PCI address can, so the node's ranks compare theirs. */
+static int pick_gpu(int *ranks_on_node, int *gpus_used)
 {
     MPI_Comm node;
-    int local_rank;
+    int local_rank, seen = 0;
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
     MPI_Comm_rank(node, &local_rank);
     MPI_Comm_size(node, ranks_on_node);
-    MPI_Comm_free(&node);
-    *gpus = 0;
-    CHECK(cudaGetDeviceCount(gpus));
-    int device = *gpus > 0 ? local_rank % *gpus : 0;
+    CHECK(cudaGetDeviceCount(&seen));
+    int device = seen > 0 ? local_rank % seen : 0;
     CHECK(cudaSetDevice(device));
+    cudaDeviceProp prop;
+    CHECK(cudaGetDeviceProperties(&prop, device));
+    int mine[3] = { prop.pciDomainID, prop.pciBusID, prop.pciDeviceID };
+    int *all = (int *)malloc((size_t)*ranks_on_node * sizeof mine);
+    if (!all) {
+        fprintf(stderr, "out of memory\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    MPI_Allgather(mine, 3, MPI_INT, all, 3, MPI_INT, node);
+    *gpus_used = 0;
+    for (int i = 0; i < *ranks_on_node; i++) { /* count each address at its first rank */
+        int first = 1;
+        for (int j = 0; j < i && first; j++)
+            first = memcmp(all + 3 * i, all + 3 * j, sizeof mine) != 0;
+        *gpus_used += first;
+    }
+    free(all);
+    MPI_Comm_free(&node);
     return device;
 }
 
@@ -256,14 +275,14 @@ int main(int argc, char **argv)
     v.m = m;
     MPI_Comm_rank(MPI_COMM_WORLD, &v.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &v.size);
-    int ranks_on_node, gpus;
-    int device = pick_gpu(&ranks_on_node, &gpus);
+    int ranks_on_node, gpus_used;
+    int device = pick_gpu(&ranks_on_node, &gpus_used);
     const char *why;
     int aware = pr_mpi_cuda_aware(&why);
     if (v.rank == 0) {
-        printf("task3: allreduce of %ld doubles (%.1f MB) on %d rank%s; rank 0's node: %d rank%s, %d GPU%s (rank 0 on GPU %d)\n",
+        printf("task3: allreduce of %ld doubles (%.1f MB) on %d rank%s; rank 0's node: %d rank%s on %d GPU%s (rank 0 on GPU %d)\n",
                m, m * 8 / 1e6, v.size, v.size == 1 ? "" : "s", ranks_on_node,
-               ranks_on_node == 1 ? "" : "s", gpus, gpus == 1 ? "" : "s", device);
+               ranks_on_node == 1 ? "" : "s", gpus_used, gpus_used == 1 ? "" : "s", device);
         printf("  CUDA-aware MPI: %s (%s)\n", aware ? "yes" : "no", why);
     }
     CHECK(cudaMalloc(&v.dev, (size_t)m * sizeof(double)));
@@ -288,7 +307,7 @@ int main(int argc, char **argv)
 
 #ifdef HAVE_NCCL
     /* Every rank must agree: NCCL needs a GPU per rank on every node. */
-    int mine_ok = ranks_on_node <= gpus, all_ok = 0;
+    int mine_ok = ranks_on_node <= gpus_used, all_ok = 0;
     MPI_Allreduce(&mine_ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (all_ok) {
         nccl_start();
@@ -298,7 +317,7 @@ int main(int argc, char **argv)
         nccl_stop();
     } else if (v.rank == 0) {
         printf("  NCCL: SKIP (NCCL needs a GPU of its own for every rank: %d ranks share %d GPU%s)\n",
-               ranks_on_node, gpus, gpus == 1 ? "" : "s");
+               ranks_on_node, gpus_used, gpus_used == 1 ? "" : "s");
     }
 #elif defined(CUDA_SIM)
     if (v.rank == 0)

@@ -147,7 +147,7 @@ struct cudaDeviceProp {
     int major, minor;
     size_t textureAlignment;
     int deviceOverlap, multiProcessorCount, kernelExecTimeoutEnabled, integrated, canMapHostMemory,
-        computeMode, concurrentKernels, ECCEnabled, pciBusID, pciDeviceID, asyncEngineCount,
+        computeMode, concurrentKernels, ECCEnabled, pciBusID, pciDeviceID, pciDomainID, asyncEngineCount,
         unifiedAddressing, memoryClockRate, memoryBusWidth, l2CacheSize, maxThreadsPerMultiProcessor,
         managedMemory, isMultiGpuBoard, concurrentManagedAccess, regsPerMultiprocessor;
     size_t sharedMemPerMultiprocessor, sharedMemPerBlockOptin;
