@@ -100,8 +100,24 @@ for lib in cublas nccl; do
         row "$lib" "not found"
     fi
 done
-if command -v nvidia-smi >/dev/null 2>&1 && gpus=$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null) && [ -n "$gpus" ]; then
+if command -v nvidia-smi >/dev/null 2>&1 && gpus=$(nvidia-smi --query-gpu=name,driver_version,memory.total,compute_mode --format=csv,noheader 2>/dev/null) && [ -n "$gpus" ]; then
     while IFS= read -r g; do row "GPU" "$g"; done <<<"$gpus"
+    # The two things that stop CUDA programs on a GPU that is there: a driver older than
+    # the toolkit needs (CUDA 13 wants driver 580 or newer, CUDA 12 525, CUDA 11 450), and
+    # a GPU that admits one process at a time (the grader starts up to 4 ranks on one GPU).
+    toolkit=$("$NVCC" --version 2>/dev/null | sed -nE 's/.*release ([0-9]+)\..*/\1/p')
+    driver=$(head -n1 <<<"$gpus" | awk -F', ' '{print $2}' | cut -d. -f1)
+    case $toolkit in 13) need=580 ;; 12) need=525 ;; 11) need=450 ;; *) need="" ;; esac
+    if [ -n "$need" ] && [ -n "$driver" ] && [ "$driver" -lt "$need" ] 2>/dev/null; then
+        row "driver" "TOO OLD for CUDA $toolkit: driver $driver, it needs $need or newer, unless the site installs"
+        row "" "CUDA's forward-compatibility package (else programs stop with"
+        row "" "\"CUDA driver version is insufficient\"): update the driver, or use an older CUDA module"
+    fi
+    if grep -q 'Exclusive_Process' <<<"$gpus"; then
+        row "compute mode" "Exclusive_Process: one process per GPU. Rooms 05 and 06 start up to 4 ranks"
+        row "" "on one GPU; here the second one fails (\"busy or unavailable\"): ask for as many GPUs as"
+        row "" "ranks, or for NVIDIA MPS (nvidia-cuda-mps-control -d), or GRADE_CUDA=sim"
+    fi
 else
     if [ -x "$(dirname "$0")/simcc" ] && command -v g++ >/dev/null 2>&1; then
         row "GPU" "none found: CUDA tasks run in the CPU simulator (grading/simcc)"

@@ -2,7 +2,8 @@
 # check-deps.sh -- what `make deps` / deps.sh say, on a PATH with parts taken away
 # (make test).  deps.sh is only asked to check, so nothing is installed here.
 #   - without the optional extras (gnuplot, inotifywait): named as optional, exit 0;
-#   - without MPI (mpicc, mpiexec): named as missing with the packages to install, exit 1.
+#   - without MPI (mpicc, mpiexec): named as missing with the packages to install, exit 1;
+#   - make doctor with a fake GPU: an old driver, Exclusive_Process mode named.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 export LC_ALL=C
@@ -39,7 +40,24 @@ out=$(PATH=$tmp/no-mpi bash grading/deps.sh check all 2>&1); rc=$?
 grep -q 'missing:' <<< "$out" && grep -q 'apt-get install mpich libmpich-dev' <<< "$out" ||
     fail "missing MPI is not named with its packages: $out"
 
+# make doctor on GPU machines that cannot run the rooms as they are (a fake nvidia-smi
+# and nvcc): a driver too old for CUDA 13 and a GPU in Exclusive_Process mode are named.
+mkdir -p "$tmp/gpu"
+printf '#!/bin/sh\necho "Cuda compilation tools, release 13.0, V13.0.88"\n' > "$tmp/gpu/nvcc"
+doctor_with() {  # doctor_with "NAME, DRIVER, MEMORY, MODE": make doctor's CUDA part
+    printf '#!/bin/sh\necho "%s"\n' "$1" > "$tmp/gpu/nvidia-smi"
+    chmod +x "$tmp/gpu/nvcc" "$tmp/gpu/nvidia-smi"
+    PATH=$tmp/gpu:$PATH NVCC=$tmp/gpu/nvcc bash grading/doctor.sh 2>&1 | sed -n '/^CUDA/,$p'
+}
+out=$(doctor_with "NVIDIA A100, 535.104.05, 40960 MiB, Default")
+grep -q 'TOO OLD for CUDA 13: driver 535, it needs 580' <<< "$out" || fail "doctor, driver 535 with CUDA 13: $out"
+grep -q 'compute mode' <<< "$out" && fail "doctor, Default compute mode named as a problem: $out"
+out=$(doctor_with "NVIDIA H100 80GB HBM3, 580.159.04, 81559 MiB, Exclusive_Process")
+grep -q 'Exclusive_Process: one process per GPU' <<< "$out" || fail "doctor, Exclusive_Process: $out"
+grep -q 'TOO OLD' <<< "$out" && fail "doctor, driver 580 with CUDA 13 called too old: $out"
+
 if [ $failures -eq 0 ]; then
-    echo "check-deps: ok: optional extras named (exit 0), missing MPI named with its packages (exit 1)"
+    echo "check-deps: ok: optional extras named (exit 0), missing MPI named with its packages (exit 1);"
+    echo "check-deps: make doctor names a driver too old for CUDA 13 and a GPU in Exclusive_Process mode"
 fi
 [ $failures -eq 0 ]

@@ -55,7 +55,7 @@ run() {
 
 step "inventory"
 date -u
-if ! nvidia-smi --query-gpu=name,driver_version,memory.total,compute_cap --format=csv; then
+if ! nvidia-smi --query-gpu=name,driver_version,memory.total,compute_cap,compute_mode --format=csv; then
     echo "gpu-session: no NVIDIA GPU here (nvidia-smi fails): nothing checked"
     exit 3
 fi
