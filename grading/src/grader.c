@@ -324,9 +324,28 @@ static int reported_ranks(const char *out)
 
 /* Why the reference solution (tested everywhere) failed a run: the learner's own
  * settings and the machine's MPI come before "a bug in the workbook". */
-static char *reference_failure_cause(const toolchain *tc, const task_meta *task, const char *parse_err,
-                                     int asked, int saw_ranks)
+const char *gpu_failure_cause(const char *out, const char *err)
 {
+    /* cudaGetErrorString's words, as the programs' CHECK prints them */
+    static const struct { const char *says, *cause; } known[] = {
+        { "driver version is insufficient",
+          "the GPU's driver is older than this CUDA toolkit needs; see make doctor" },
+        { "busy or unavailable",
+          "the GPU takes one process at a time (Exclusive_Process compute mode) or is taken; "
+          "this task starts several ranks on one GPU: see make doctor, or GRADE_CUDA=sim" },
+    };
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+        if ((out && strstr(out, known[i].says)) || (err && strstr(err, known[i].says)))
+            return known[i].cause;
+    return NULL;
+}
+
+static char *reference_failure_cause(const toolchain *tc, const task_meta *task, const run_result *ref,
+                                     const char *parse_err, int asked, int saw_ranks)
+{
+    const char *gpu = gpu_failure_cause(ref->out, ref->err);
+    if (gpu)
+        return xstrdup(gpu);
     const char *aware = getenv("PR_CUDA_AWARE");
     if (aware && strcmp(aware, "1") == 0 && strcmp(task->kind, "cuda_mpi") == 0)
         return xstrdup("PR_CUDA_AWARE=1 is set: with an MPI that is not CUDA-aware, device "
@@ -448,7 +467,7 @@ void grade_task(const grade_context *ctx, const task_meta *task, int index, int 
             ref_ok = 0;
         if (!ref_ok) {
             char *how = run_describe(&ref, timeout);
-            char *why = reference_failure_cause(ctx->tc, task, parse_err, asked_ranks, saw_ranks);
+            char *why = reference_failure_cause(ctx->tc, task, &ref, parse_err, asked_ranks, saw_ranks);
             rr->ran = 1;
             rr->status = ST_FAIL;
             rr->message = xasprintf("the reference solution failed here (%s): %s%s%s", why, how,

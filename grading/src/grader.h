@@ -36,5 +36,9 @@ grade_status judge_run(const run_result *task_run, double timeout, const result_
 /* A rank's death as the MPI launcher reports it on stderr (MPICH's Hydra or
  * Open MPI's mpiexec): the signal number, or 0. */
 int launcher_reported_signal(const char *err);
+/* Why CUDA programs fail on this machine whatever their code, read from what a run
+ * printed (a driver older than the toolkit; a GPU that takes one process at a time):
+ * a fixed string, or NULL when the output names neither. */
+const char *gpu_failure_cause(const char *out, const char *err);
 
 #endif

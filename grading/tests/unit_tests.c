@@ -526,6 +526,19 @@ static void test_launcher_signal(void)
     CU_ASSERT_EQUAL(launcher_reported_signal(NULL), 0);
 }
 
+/* CUDA failures that are the machine's, not the code's, named from what a run printed. */
+static void test_gpu_failure_cause(void)
+{
+    const char *c = gpu_failure_cause("", "task1.cu:210: cudaMalloc(&d, bytes) failed: CUDA-capable device(s) "
+                                          "is/are busy or unavailable\n");
+    CU_ASSERT_PTR_NOT_NULL(c && strstr(c, "Exclusive_Process"));
+    c = gpu_failure_cause("task2.cu:88: cudaGetDeviceCount(&n) failed: CUDA driver version is insufficient for "
+                          "CUDA runtime version\n", NULL);
+    CU_ASSERT_PTR_NOT_NULL(c && strstr(c, "driver is older"));
+    CU_ASSERT_PTR_NULL(gpu_failure_cause("task1.cu:12: cudaMalloc failed: out of memory\n", ""));
+    CU_ASSERT_PTR_NULL(gpu_failure_cause(NULL, NULL));
+}
+
 /* A toolchain as detection would leave it, without asking the machine. */
 static void fake_toolchain(toolchain *tc, int have_gpu)
 {
@@ -802,6 +815,7 @@ int main(void)
         { "runner", "environment and working directory", test_runner_environment_and_cwd },
         { "grader", "judging a run", test_judge_run },
         { "grader", "a rank's signal from the MPI launcher", test_launcher_signal },
+        { "grader", "a GPU failure that is the machine's: old driver, exclusive GPU", test_gpu_failure_cause },
         { "toolchain", "CUDA + MPI: simulated or native, libraries, skips", test_toolchain_cuda_mpi },
         { "toolchain", "MPICXX and MPIEXEC that belong to MPICC", test_mpi_sibling },
         { "toolchain", "the CUDA-aware MPI probe", test_toolchain_cuda_aware_probe },
