@@ -322,8 +322,6 @@ static int reported_ranks(const char *out)
     return -1;
 }
 
-/* Why the reference solution (tested everywhere) failed a run: the learner's own
- * settings and the machine's MPI come before "a bug in the workbook". */
 const char *gpu_failure_cause(const char *out, const char *err)
 {
     /* cudaGetErrorString's words, as the programs' CHECK prints them */
@@ -340,6 +338,8 @@ const char *gpu_failure_cause(const char *out, const char *err)
     return NULL;
 }
 
+/* Why the reference solution (tested everywhere) failed a run: the machine's GPU, the
+ * learner's own settings and the machine's MPI come before "a bug in the workbook". */
 static char *reference_failure_cause(const toolchain *tc, const task_meta *task, const run_result *ref,
                                      const char *parse_err, int asked, int saw_ranks)
 {
