@@ -165,7 +165,7 @@ test-cluster: $(GRADE)
 
 ## test-openmpi: rooms 03, 05 and 06 graded under Open MPI (installed beside MPICH as root, with
 ##               `mpicc` left as it was): solutions PASS, rooms 03, 05 untouched FAIL, MPI hostile cases,
-##              make doctor and make bench find Open MPI from MPICC alone
+##               make doctor and make bench find Open MPI from MPICC alone
 test-openmpi: $(GRADE)
 	$(Q)bash grading/tests/test-openmpi.sh
 
