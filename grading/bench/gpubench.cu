@@ -131,16 +131,24 @@ static void run_sum_fast(const unsigned *dx, long n, unsigned long long *dtotal)
 #define SGEMM_TPB ((BM / TM) * (BN / TN)) /* 256 */
 
 /* C = A*B, A m x k, B k x n, C m x n, all row-major.  FULL: m and n are multiples
- * of 128 and k of 8 (no bounds checks, 16-byte loads and stores). */
+ * of 128 and k of 8 (no bounds checks, 16-byte loads and stores).
+ *
+ * Each thread computes 8x8 values of C, as four 4x4 quarters: rows tr*4.. and
+ * 64 + tr*4.., columns tc*4.. and 64 + tc*4...  Split so, the 16 threads of a warp
+ * that read a row of Bs read 16 consecutive float4s: no shared-memory bank conflict
+ * (with 8 consecutive columns a thread, they would read every other 32 bytes).
+ * As is padded by 4 floats a row so that the transposed stores of two threads
+ * that write rows 4 apart land in different banks. */
+#define AS_PAD 4
 template <bool FULL>
 __global__ void __launch_bounds__(SGEMM_TPB)
     sgemm_reg(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C,
               int m, int n, int k)
 {
-    __shared__ __align__(16) float As[BK][BM]; /* A's slice, transposed: As[p][row] */
+    __shared__ __align__(16) float As[BK][BM + AS_PAD]; /* A's slice, transposed: As[p][row] */
     __shared__ __align__(16) float Bs[BK][BN];
     const int t = threadIdx.x;
-    const int tr = t / (BN / TN), tc = t % (BN / TN); /* this thread's 8x8 patch */
+    const int tr = t / (BN / TN), tc = t % (BN / TN); /* this thread's quarters: see above */
     const int row0 = blockIdx.y * BM, col0 = blockIdx.x * BN;
     const int ar = t / 2, ac = (t % 2) * 4;   /* A slice: 128 rows x 8, 4 values a thread */
     const int br = t / 32, bc = (t % 32) * 4; /* B slice: 8 rows x 128, 4 values a thread */
@@ -168,10 +176,12 @@ __global__ void __launch_bounds__(SGEMM_TPB)
         }
         __syncthreads();
         for (int p = 0; p < BK; p++) {
-            for (int i = 0; i < TM; i++)
-                ra[i] = As[p][tr * TM + i];
-            for (int j = 0; j < TN; j++)
-                rb[j] = Bs[p][tc * TN + j];
+            float4 a0 = *(const float4 *)&As[p][tr * 4], a1 = *(const float4 *)&As[p][BM / 2 + tr * 4];
+            float4 b0 = *(const float4 *)&Bs[p][tc * 4], b1 = *(const float4 *)&Bs[p][BN / 2 + tc * 4];
+            ra[0] = a0.x, ra[1] = a0.y, ra[2] = a0.z, ra[3] = a0.w;
+            ra[4] = a1.x, ra[5] = a1.y, ra[6] = a1.z, ra[7] = a1.w;
+            rb[0] = b0.x, rb[1] = b0.y, rb[2] = b0.z, rb[3] = b0.w;
+            rb[4] = b1.x, rb[5] = b1.y, rb[6] = b1.z, rb[7] = b1.w;
             for (int i = 0; i < TM; i++)
                 for (int j = 0; j < TN; j++)
                     acc[i][j] += ra[i] * rb[j];
@@ -180,15 +190,18 @@ __global__ void __launch_bounds__(SGEMM_TPB)
     }
 
     for (int i = 0; i < TM; i++) {
-        int r = row0 + tr * TM + i;
-        int c = col0 + tc * TN;
+        int r = row0 + (i < 4 ? tr * 4 + i : BM / 2 + tr * 4 + i - 4);
+        int c0 = col0 + tc * 4, c1 = col0 + BN / 2 + tc * 4; /* acc[i][0..3], acc[i][4..7] */
         if (FULL) {
-            *(float4 *)&C[(long)r * n + c] = make_float4(acc[i][0], acc[i][1], acc[i][2], acc[i][3]);
-            *(float4 *)&C[(long)r * n + c + 4] = make_float4(acc[i][4], acc[i][5], acc[i][6], acc[i][7]);
+            *(float4 *)&C[(long)r * n + c0] = make_float4(acc[i][0], acc[i][1], acc[i][2], acc[i][3]);
+            *(float4 *)&C[(long)r * n + c1] = make_float4(acc[i][4], acc[i][5], acc[i][6], acc[i][7]);
         } else if (r < m) {
-            for (int j = 0; j < TN; j++)
-                if (c + j < n)
-                    C[(long)r * n + c + j] = acc[i][j];
+            for (int j = 0; j < 4; j++) {
+                if (c0 + j < n)
+                    C[(long)r * n + c0 + j] = acc[i][j];
+                if (c1 + j < n)
+                    C[(long)r * n + c1 + j] = acc[i][4 + j];
+            }
         }
     }
 }
