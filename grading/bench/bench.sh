@@ -23,6 +23,9 @@ case ${room%%_*} in
 esac
 out=${BENCH_OUT:-build/bench}  # BENCH_OUT: another folder (the tests use one)
 mkdir -p "$out/bin"
+# Nothing from an earlier run may count in this one (the figures are medians over
+# "$out"/NAME.*.txt; a run with fewer repetitions would otherwise read old files too).
+rm -f "$out"/*.txt "$out"/*.dat "$out"/*.png
 csv=$out/bench.csv md=$out/bench.md
 cores=$(nproc)
 reps=${BENCH_REPS:-3} # program runs per figure
@@ -58,14 +61,14 @@ stats() { sort -g | awk '{v[NR] = $1} END {if (NR == 0) {print "nan nan"; exit}
     m = v[int((NR + 1) / 2)]; printf "%.6g %.0f\n", m, (m > 0 ? 100 * (v[NR] - v[1]) / m : 0)}'; }
 # the seconds of a pr_print_time line "  time LABEL  0.123 s"
 time_of() { grep -E "^  time $1 +[0-9.]+ s" | head -n1 | sed -E "s|^  time $1 +([0-9.]+) s.*|\1|"; }
-# parallel efficiency t_serial / (p * t) to 2 decimals: efficiency T_SERIAL T P
-efficiency() { awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN {if (b > 0) printf "%.2f", a / (p * b); else print "nan"}'; }
 # the nvcc to use: NVCC, nvcc on PATH, or the toolkit's default place
 nvcc_path() { local n=${NVCC:-nvcc}; command -v "$n" >/dev/null 2>&1 && echo "$n" || echo /usr/local/cuda/bin/nvcc; }
 # ratio A / B to 2 decimals; nan unless both are numbers (a figure that is missing
 # stays missing: awk would read "nan" or "" as 0 or compare it as text)
 num_re='^[0-9]+([.][0-9]*)?([eE][-+]?[0-9]+)?$'
 ratio() { awk -v a="$1" -v b="$2" -v re="$num_re" 'BEGIN {if (a ~ re && b ~ re && b > 0) printf "%.2f", a / b; else print "nan"}'; }
+# parallel efficiency t_serial / (p * t) to 2 decimals, nan as ratio: efficiency T_SERIAL T P
+efficiency() { ratio "$1" "$(awk -v t="$2" -v p="$3" -v re="$num_re" 'BEGIN {print (t ~ re) ? p * t : "nan"}')"; }
 # verdict: ok when RATIO OP LIMIT holds (OP is >= or <=); NOT MEASURED when RATIO is no number
 verdict() { awk -v r="$1" -v l="$3" -v op="$2" -v re="$num_re" 'BEGIN {if (r !~ re) {print "NOT MEASURED"; exit}
     ok = (op == ">=") ? (r >= l) : (r <= l); print (ok ? "ok" : "MISSED")}'; }

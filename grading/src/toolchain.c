@@ -69,6 +69,14 @@ static int names_srun(const char *mpiexec)
     return strcmp(slash ? slash + 1 : mpiexec, "srun") == 0;
 }
 
+/* Does srun start the ranks?  Inside a Slurm allocation (SLURM_JOB_ID, srun on PATH)
+ * with MPIEXEC unset, or set to srun by name. */
+static int srun_launches(const char *mpiexec)
+{
+    const char *job = getenv("SLURM_JOB_ID");
+    return (!(mpiexec && *mpiexec) || names_srun(mpiexec)) && job && *job && program_exists("srun");
+}
+
 char *toolchain_check_hosts(void)
 {
     const char *hosts = getenv("GRADE_HOSTS"), *file = getenv("GRADE_HOSTFILE");
@@ -85,9 +93,7 @@ char *toolchain_check_hosts(void)
         if (hosts[0] == ',' || strstr(hosts, ",,") || hosts[strlen(hosts) - 1] == ',')
             return xasprintf("HOSTS=%s: an empty host name in the list", hosts);
     }
-    const char *job = getenv("SLURM_JOB_ID"), *mpiexec = getenv("MPIEXEC");
-    if ((have_hosts || have_file) && job && *job && (!(mpiexec && *mpiexec) || names_srun(mpiexec)) &&
-        program_exists("srun"))
+    if ((have_hosts || have_file) && srun_launches(getenv("MPIEXEC")))
         return xstrdup("HOSTS/HOSTFILE are for mpiexec: inside a Slurm allocation srun places the ranks on the "
                        "allocation's nodes (set MPIEXEC=mpiexec to use HOSTS there anyway)");
     return NULL;
@@ -233,12 +239,10 @@ void toolchain_detect(toolchain *tc, const char *root)
     const char *mpicxx = getenv("MPICXX");
     tc->mpicxx = mpicxx && *mpicxx ? xstrdup(mpicxx) : mpi_sibling(tc->mpicc, "mpicxx");
     const char *mpiexec = getenv("MPIEXEC");
-    const char *job = getenv("SLURM_JOB_ID");
     /* MPIEXEC=srun: the same path as unset (srun's flags, the MPI's PMI). */
-    int named_srun = names_srun(mpiexec);
-    tc->use_srun = (!(mpiexec && *mpiexec) || named_srun) && job && *job && program_exists("srun");
+    tc->use_srun = srun_launches(mpiexec);
     if (tc->use_srun)
-        tc->mpiexec = xstrdup(named_srun ? mpiexec : "srun");
+        tc->mpiexec = xstrdup(names_srun(mpiexec) ? mpiexec : "srun");
     else
         tc->mpiexec = mpiexec && *mpiexec ? xstrdup(mpiexec) : mpi_sibling(tc->mpicc, "mpiexec");
     const char *hosts = getenv("GRADE_HOSTS"), *hostfile = getenv("GRADE_HOSTFILE");

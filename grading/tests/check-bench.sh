@@ -8,6 +8,7 @@
 #   - programs that fail: a FAILED row naming the log, exit 1 (a failed run used to
 #     leave no row at all and the bench said every target was met, exit 0);
 #   - 06 task6's GPU DDP runs that fail: a FAILED row per rank count, exit 1.
+#   - a figure left in the output folder by an earlier run does not count;
 #   - make gpu-session's sanitize and bench parts, with the fake GPU (below).
 # The bench writes into a scratch folder (BENCH_OUT), not build/bench.
 set -u
@@ -36,8 +37,13 @@ bench() {
         bash grading/bench/bench.sh "$2" > "$tmp/log" 2>&1
 }
 
+# A figure left from an earlier run must not count in this one.
+mkdir -p "$tmp/out"
+echo "bench what=copy way=cudaMemcpy n=1 rate=999.0 unit=GB/s ok=1" > "$tmp/out/gpucopy.9.txt"
 bench 0 04; rc=$?
 [ $rc -eq 1 ] || fail "GPU programs that print nothing: bench exit $rc, expected 1"
+line=$(grep -m1 'device copy, cudaMemcpy' "$tmp/log")
+grep -q 'NOT MEASURED' <<<"$line" || fail "a figure from an earlier run was counted: $line"
 for target in '>= 0.90' '>= 0.95' '>= 0.50' '>= 0.75'; do
     line=$(grep -F " $target " "$tmp/log" | head -n1)
     [ -n "$line" ] || { fail "no row with the target $target"; continue; }

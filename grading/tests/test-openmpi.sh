@@ -6,8 +6,9 @@
 # Open MPI comes from the distribution (openmpi-bin, libopenmpi-dev) and is used by its
 # suffixed names: the grader is given MPICC=mpicc.openmpi only, as a user would, and
 # must find mpicxx.openmpi and mpiexec.openmpi beside it (the report must name Open
-# MPI).  Installing it must not change which MPI `mpicc` is: before apt-get runs, the alternatives mpi, mpirun and mpi-<arch> are pinned (manual
-# mode) to what they are now, and the test checks that `mpicc` is still the same after.
+# MPI).  Installing it must not change which MPI `mpicc` is: before apt-get runs, the
+# alternatives mpi, mpirun and mpi-<arch> are pinned (manual mode) to what they are
+# now, and the test checks that `mpicc` is still the same after.
 # Then, through the real grader with Open MPI (as root: --oversubscribe and leave to run
 # as root, which the grader adds):
 #   - the solutions of rooms 03, 05 (CUDA simulated, simcc -ccbin mpicxx.openmpi) and
