@@ -53,3 +53,19 @@ mpi_sibling() {  # mpicc tool
     case $base in mpicc*) command -v "$dir$2${base#mpicc}" >/dev/null 2>&1 && { echo "$dir$2${base#mpicc}"; return; } ;; esac
     echo "$2"
 }
+
+# Is MPIEXEC (default mpiexec) Open MPI's?  Its --version says Open MPI or OpenRTE.
+is_openmpi() { "${1:-mpiexec}" --version 2>&1 | grep -qE 'Open MPI|OpenRTE'; }
+
+# mpirun N PROGRAM ARGS...: N ranks under $MPIEXEC.  Open MPI wants --oversubscribe
+# for more ranks than cores, and leave to run as root (the lent GPU machines run
+# everything as root); MPICH needs neither.  Asks the flavour once (MPI_FLAVOUR).
+mpirun() {
+    local n=$1; shift
+    [ -n "${MPI_FLAVOUR:-}" ] || { is_openmpi "$MPIEXEC" && MPI_FLAVOUR=openmpi || MPI_FLAVOUR=mpich; }
+    if [ "$MPI_FLAVOUR" = openmpi ]; then
+        OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "$MPIEXEC" --oversubscribe -n "$n" "$@"
+    else
+        "$MPIEXEC" -n "$n" "$@"
+    fi
+}

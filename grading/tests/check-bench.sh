@@ -69,30 +69,43 @@ passed "GPU DDP runs that fail: a FAILED row for each rank count, exit 1"
 # The maintainers' GPU session script (make gpu-session), whose parts otherwise only run
 # on a lent GPU: its plumbing with the same fake GPU and a fake compute-sanitizer, under
 # Open MPI where it is installed (the GPU machines have it, and run as root): the
-# sanitize part runs every CUDA solution (MPI ones at 2 ranks) and keeps the logs under
-# OUT, exit 0; the bench part keeps each step's output under OUT and fails (exit 1).
+# sanitize part runs every CUDA solution (MPI ones at 2 ranks) and keeps the logs, exit 0;
+# the bench part keeps each step's output and fails (exit 1); either leaves OUT as the
+# device tool can bring it back (a log and an archive).
 printf '#!/bin/sh\nshift 4; "$@"; rc=$?; echo "========= ERROR SUMMARY: 0 errors"; exit $rc\n' \
     > "$tmp/fake/compute-sanitizer"
 chmod +x "$tmp/fake/compute-sanitizer"
 mpi=(); command -v mpicc.openmpi >/dev/null 2>&1 && mpi=(MPICC=mpicc.openmpi)
-session() {  # session PART: gpu-session.sh with the fake GPU, its OUT in $tmp/session-PART
+session() {  # session PART: gpu-session.sh with the fake GPU, its OUT in $tmp/session-PART,
+             # its archive unpacked into $tmp/session-PART/x (the folder PART inside)
     env PATH="$tmp/fake:$PATH" NVCC="$tmp/fake/nvcc" "${mpi[@]}" OUT="$tmp/session-$1" BENCH_OUT="$tmp/out" \
         bash grading/tests/gpu-session.sh --part "$1" > "$tmp/log" 2>&1
+    local rc=$?
+    # What the device tool brings back: at most 8 files, none more than 2 folders down
+    local files; files=$(find "$tmp/session-$1" -type f | wc -l)
+    [ "$files" -le 8 ] || fail "gpu-session $1: $files files under OUT (the device tool brings back 8)"
+    [ -z "$(find "$tmp/session-$1" -mindepth 3 -type f)" ] || fail "gpu-session $1: files more than 2 folders down under OUT"
+    mkdir -p "$tmp/session-$1/x"
+    tar xzf "$tmp/session-$1/gpu-session-$1.tgz" -C "$tmp/session-$1/x" 2>/dev/null ||
+        fail "gpu-session $1: no readable OUT/gpu-session-$1.tgz"
+    return $rc
 }
 session sanitize; rc=$?
+x=$tmp/session-sanitize/x/sanitize
 [ $rc -eq 0 ] || fail "gpu-session --part sanitize with a fake GPU: exit $rc: $(tail -n 5 "$tmp/log")"
-grep -qE 'sanitize-gpu: all clean \([0-9]+ runs\)' "$tmp/session-sanitize/sanitize-gpu.txt" 2>/dev/null ||
-    fail "gpu-session sanitize: no 'all clean' in OUT/sanitize-gpu.txt"
-[ -s "$tmp/session-sanitize/sanitize-gpu-logs/06_data_parallel_task6.memcheck.log" ] ||
-    fail "gpu-session sanitize: 06 task6's memcheck log is not under OUT"
+grep -qE 'sanitize-gpu: all clean \([0-9]+ runs\)' "$x/sanitize-gpu.txt" 2>/dev/null ||
+    fail "gpu-session sanitize: no 'all clean' in the archive's sanitize-gpu.txt"
+[ -s "$x/sanitize-gpu-logs/06_data_parallel_task6.memcheck.log" ] ||
+    fail "gpu-session sanitize: 06 task6's memcheck log is not in the archive"
 session bench; rc=$?
+x=$tmp/session-bench/x/bench
 [ $rc -eq 1 ] || fail "gpu-session --part bench with a fake GPU: exit $rc, expected 1"
-for f in log-bench.txt bench04.txt bench06.txt bench/bench.csv bench06/bench.csv; do
-    [ -s "$tmp/session-bench/$f" ] || fail "gpu-session bench: OUT/$f is missing or empty"
+for f in bench04.txt bench06.txt bench04/bench.csv bench06/bench.csv; do
+    [ -s "$x/$f" ] || fail "gpu-session bench: $f is missing or empty in the archive"
 done
 grep -q 'gpu-session: .* 2 FAILED' "$tmp/session-bench/log-bench.txt" ||
     fail "gpu-session bench: the log's last line: $(tail -n 1 "$tmp/session-bench/log-bench.txt")"
-passed "gpu-session with a fake GPU${mpi:+ and Open MPI}: sanitize exit 0, bench exit 1, logs and tables under OUT"
+passed "gpu-session with a fake GPU${mpi:+ and Open MPI}: sanitize exit 0, bench exit 1, logs and tables in OUT's archive"
 
 [ $failures -eq 0 ] && echo "check-bench: ok: a missing or failed figure is never counted as a target met"
 [ $failures -eq 0 ]

@@ -9,6 +9,7 @@ set -u
 mpi_only=0
 [ "${1:-}" = --mpi-only ] && mpi_only=1
 cd "$(dirname "$0")/../.."
+. grading/lib.sh  # is_openmpi
 GRADE=grading/bin/grade
 work=build/hostile
 rm -rf "$work"
@@ -21,7 +22,7 @@ fail() { echo "check-hostile: FAILED: $*"; failures=$((failures + 1)); }
 # where its kill delay is not 0, as the grader sets it): it gets twice the time for
 # every case (make test-openmpi; the GPU machines have it).
 slow=1
-"${MPIEXEC:-mpiexec}" --version 2>&1 | grep -qE 'Open MPI|OpenRTE' && slow=2
+is_openmpi "${MPIEXEC:-mpiexec}" && slow=2
 
 # grade_hostile NAME EXPECTED_STATUS MAX_SECONDS [grep pattern the output must contain]
 # The hostile program stands in for TASK (default 01_threads/task1) of workbook ROOT (default .).

@@ -13,9 +13,11 @@
 # --part picks steps 3, 4 or 5 (1 and 2 always run; default all).  The device tool
 # cuts a command at 10 minutes: call it once per part there.  --debs DIR: Debian .debs of libraries the machine lacks
 # (jansson, inih, CUnit), unpacked beside the repo (.gpu-carry/root), not into /.
-# Everything is printed and kept under $OUT (the device tool's folder) or
-# build/gpu-session/: log-PART.txt, the reports, build/bench/.  Each step says ok or FAILED;
-# the last line counts them.  Exit 0 when every step was ok, 1 otherwise, 2 on misuse,
+# The log streams to $OUT/log-PART.txt ($OUT: the device tool's folder; else
+# build/gpu-session); each step's whole output, its reports, sanitizer logs and bench
+# tables go to build/gpu-session/PART/, packed after every step into
+# $OUT/gpu-session-PART.tgz: two files, as the device tool brings back at most 8 (and
+# nothing deeper than two folders).  Each step says ok or FAILED; the last line counts them.  Exit 0 when every step was ok, 1 otherwise, 2 on misuse,
 # 3 when there is no GPU (nothing checked).
 set -u
 cd "$(dirname "$0")/../.." || exit 2
@@ -32,7 +34,12 @@ while [ $# -gt 0 ]; do
     shift
 done
 out=${OUT:-build/gpu-session}
-mkdir -p "$out"
+keep=build/gpu-session/$part
+rm -rf "$keep" && mkdir -p "$out" "$keep" || exit 2
+# pack: everything under $keep so far into $out/gpu-session-PART.tgz (again after each
+# step: a call cut short at its time limit still brings back what was done)
+pack() { tar czf "$out/gpu-session-$part.tgz.new" -C build/gpu-session "$part" &&
+         mv "$out/gpu-session-$part.tgz.new" "$out/gpu-session-$part.tgz"; }
 exec > >(tee "$out/log-$part.txt") 2>&1
 tee_pid=$!
 export NO_COLOR=1 LC_ALL=C CUDA_ARCH=${CUDA_ARCH:-native}
@@ -41,15 +48,16 @@ step() { echo; echo "== $* ($((SECONDS - started)) s)"; }
 verdict() { # verdict RC WHAT
     if [ "$1" -eq 0 ]; then ok=$((ok + 1)); echo "gpu-session: ok: $2"
     else failed=$((failed + 1)); echo "gpu-session: FAILED: $2 (exit $1)"; fi
+    pack
 }
-# run NAME LINES WHAT -- COMMAND...: COMMAND's whole output kept in $out/NAME.txt as it
+# run NAME LINES WHAT -- COMMAND...: COMMAND's whole output kept in $keep/NAME.txt as it
 # comes (a step cut short by the call's time limit still leaves what it printed), its
 # last LINES shown, its exit status judged
 run() {
     local name=$1 lines=$2 what=$3; shift 4
-    "$@" > "$out/$name.txt" 2>&1
+    "$@" > "$keep/$name.txt" 2>&1
     local rc=$?
-    tail -n "$lines" "$out/$name.txt"
+    tail -n "$lines" "$keep/$name.txt"
     verdict $rc "$what"
 }
 
@@ -79,48 +87,71 @@ if [ -n "$debs" ]; then
 fi
 
 step "build and unit tests"
-make -s all > "$out/build.txt" 2>&1; rc=$?
-tail -5 "$out/build.txt"
+make -s all > "$keep/build.txt" 2>&1; rc=$?
+tail -5 "$keep/build.txt"
 verdict $rc "make all"
 [ $rc -eq 0 ] || { echo "gpu-session: $ok ok, $failed FAILED (nothing more can run)"; exit 1; }
 # DEPS=true: the machine cannot install anything (no network); what is missing shows as a failure.
 run unit-tests 4 "unit tests" -- make -s unit-test DEPS=true
 
 wants() { [ "$part" = all ] || [ "$part" = "$1" ]; }
+. grading/lib.sh  # mpi_sibling, mpirun
+MPICC=${MPICC:-mpicc}
+MPICXX=${MPICXX:-$(mpi_sibling "$MPICC" mpicxx)}
+MPIEXEC=${MPIEXEC:-$(mpi_sibling "$MPICC" mpiexec)}
+export MPIEXEC
 wants grade && for room in 04 05 06; do
     step "room $room natively: solutions PASS"
     run "room$room-solutions" 30 "room $room solutions" -- make -s check-solutions ROOM=$room
-    cp build/check-solutions.json "$out/room$room-solutions.json" 2>/dev/null
+    cp build/check-solutions.json "$keep/room$room-solutions.json" 2>/dev/null
+    cp -r build/logs/*"$room"_* "$keep/" 2>/dev/null  # the programs' own output, figures and all
     step "room $room natively: untouched tasks FAIL"
     run "room$room-tasks" 12 "room $room untouched tasks" -- make -s check-tasks ROOM=$room
-    cp build/check-tasks.json "$out/room$room-tasks.json" 2>/dev/null
+    cp build/check-tasks.json "$keep/room$room-tasks.json" 2>/dev/null
 done
 if wants grade; then
+    # The figures the grader does not keep (a passing run's output is not logged):
+    # room 05's solutions at their default sizes, 1..4 ranks sharing the GPU(s).
+    step "room 05 at its default sizes, 1..4 ranks: the programs' own figures"
+    room05_figures() {
+        local t p libs=() rc=0
+        ldconfig -p 2>/dev/null | grep -q libnccl && libs=(-lnccl)
+        for t in solutions/05_cuda_mpi/task*.cu; do
+            "${NVCC:-nvcc}" -O3 -arch="$CUDA_ARCH" -ccbin "$MPICXX" -Igrading -o build/gpu-session/figures "$t" "${libs[@]}" || return 1
+            for p in 1 2 3 4; do
+                echo "-- $t, $p rank(s)"
+                timeout 120 bash -c '. grading/lib.sh && mpirun "$@"' mpirun "$p" build/gpu-session/figures || rc=1
+            done
+        done
+        return $rc
+    }
+    run room05-figures 12 "room 05 figures" -- room05_figures
     step "check-gpu (the smoke fixture natively, compute-sanitizer on it)"
     run check-gpu 8 "check-gpu" -- make -s check-gpu
-    mkdir -p "$out/gpu-smoke" && cp build/gpu-smoke/*.json "$out/gpu-smoke/" 2>/dev/null
+    mkdir -p "$keep/gpu-smoke" && cp build/gpu-smoke/*.json "$keep/gpu-smoke/" 2>/dev/null
 fi
 
 if wants sanitize; then
     step "sanitize-gpu"
     # 120 s a run (the script's default is 300): one hung run must not eat the call's 10 minutes
     run sanitize-gpu 40 "sanitize-gpu" -- env SANITIZE_GPU_TIMEOUT="${SANITIZE_GPU_TIMEOUT:-120}" make -s sanitize-gpu
-    cp -r build/sanitize-gpu/log "$out/sanitize-gpu-logs" 2>/dev/null
+    cp -r build/sanitize-gpu/log "$keep/sanitize-gpu-logs" 2>/dev/null
 fi
 
 if wants bench; then
     bench_out=${BENCH_OUT:-build/bench}
     step "bench ROOM=04 (GPU)"
     run bench04 25 "bench ROOM=04" -- make -s bench ROOM=04
-    mkdir -p "$out/bench" && cp "$bench_out"/bench.* "$bench_out"/gpu*.txt "$out/bench/" 2>/dev/null
+    mkdir -p "$keep/bench04" && cp "$bench_out"/bench.* "$bench_out"/gpu*.txt "$keep/bench04/" 2>/dev/null
 
     step "bench ROOM=06 (DDP on the CPU, and 06 task6's GPU DDP at 1..4 ranks)"
     run bench06 16 "bench ROOM=06" -- make -s bench ROOM=06
-    mkdir -p "$out/bench06" && cp "$bench_out"/bench.* "$bench_out"/gpuddp*.txt "$out/bench06/" 2>/dev/null
+    mkdir -p "$keep/bench06" && cp "$bench_out"/bench.* "$bench_out"/gpuddp*.txt "$keep/bench06/" 2>/dev/null
 fi
 
 echo
-echo "gpu-session: $ok ok, $failed FAILED, $((SECONDS - started)) s; log in $out/log-$part.txt, each step's whole output beside it"
+pack
+echo "gpu-session: $ok ok, $failed FAILED, $((SECONDS - started)) s; log in $out/log-$part.txt, each step's whole output in $out/gpu-session-$part.tgz"
 rc=$((failed > 0))
 exec >&- 2>&-
 wait "$tee_pid" 2>/dev/null  # let tee write the last lines before the call ends
