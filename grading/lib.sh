@@ -57,10 +57,10 @@ mpi_sibling() {  # mpicc tool
 # Is MPIEXEC (default mpiexec) Open MPI's?  Its --version says Open MPI or OpenRTE.
 is_openmpi() { "${1:-mpiexec}" --version 2>&1 | grep -qE 'Open MPI|OpenRTE'; }
 
-# mpirun N PROGRAM ARGS...: N ranks under $MPIEXEC.  Open MPI wants --oversubscribe
+# mpi_run N PROGRAM ARGS...: N ranks under $MPIEXEC.  Open MPI wants --oversubscribe
 # for more ranks than cores, and leave to run as root (the lent GPU machines run
 # everything as root); MPICH needs neither.  Asks the flavour once (MPI_FLAVOUR).
-mpirun() {
+mpi_run() {
     local n=$1; shift
     [ -n "${MPI_FLAVOUR:-}" ] || { is_openmpi "$MPIEXEC" && MPI_FLAVOUR=openmpi || MPI_FLAVOUR=mpich; }
     if [ "$MPI_FLAVOUR" = openmpi ]; then

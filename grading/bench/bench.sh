@@ -10,7 +10,7 @@
 # a timed test.  Timings need a quiet machine: do not run anything else meanwhile.
 set -u
 cd "$(dirname "$0")/../.."
-. grading/lib.sh  # mpi_sibling; mpirun N PROGRAM...: N ranks under MPIEXEC, Open MPI or MPICH
+. grading/lib.sh  # mpi_sibling; mpi_run N PROGRAM...: N ranks under MPIEXEC, Open MPI or MPICH
 # The MPI the grader would use: MPICC, and the mpiexec and mpicxx that belong to it.
 MPICC=${MPICC:-mpicc}
 MPIEXEC=${MPIEXEC:-$(mpi_sibling "$MPICC" mpiexec)}
@@ -150,7 +150,7 @@ bench_proc() {
 bench_mpi() {
     section "03 MPI (2 ranks): ping-pong, and the hand-written tree and ring against MPI_Reduce / MPI_Allreduce"
     build_mpi pingpong solutions/03_mpi/task4.c
-    mpirun 2 "$out/bin/pingpong" max_bytes=8388608 trips=100 > "$out/pingpong.txt" 2>&1 || { not_run mpi "03 task4 ping-pong" "$out/pingpong.txt"; return; }
+    mpi_run 2 "$out/bin/pingpong" max_bytes=8388608 trips=100 > "$out/pingpong.txt" 2>&1 || { not_run mpi "03 task4 ping-pong" "$out/pingpong.txt"; return; }
     awk '/ping-pong between/ {on = 1; next} on && /^ +[0-9]+ +[0-9.]+ +[0-9.]+/ {print $1, $2, $3} on && /echoes/ {exit}' \
         "$out/pingpong.txt" > "$out/pingpong.dat"
     local lat bw
@@ -160,7 +160,7 @@ bench_mpi() {
     build_mpi reductions solutions/03_mpi/task6.c
     local runs=() i
     for i in $(seq $((reps + 2))); do # noisier than the rest: two more runs
-        mpirun 2 "$out/bin/reductions" m=1048576 reps=10 > "$out/reductions.$i.txt" 2>&1 || { not_run mpi "03 task6 reductions" "$out/reductions.$i.txt"; return; }
+        mpi_run 2 "$out/bin/reductions" m=1048576 reps=10 > "$out/reductions.$i.txt" 2>&1 || { not_run mpi "03 task6 reductions" "$out/reductions.$i.txt"; return; }
         runs+=("$out/reductions.$i.txt")
     done
     # rows of the table: numbers bytes tree MPI_Reduce ring MPI_Allreduce (ms)
@@ -288,7 +288,7 @@ bench_gpu_ddp() {
         { row dp "06 task6 GPU DDP" "-" "" 0 "" "" "" "" "FAILED: nvcc could not build it"; return; }
     for p in 1 2 3 4; do
         for i in $(seq "$reps"); do
-            mpirun "$p" "$out/bin/gpuddp" n=200000 batch=2000 epochs=3 hidden=64 > "$out/gpuddp.$p.$i.txt" 2>&1 ||
+            mpi_run "$p" "$out/bin/gpuddp" n=200000 batch=2000 epochs=3 hidden=64 > "$out/gpuddp.$p.$i.txt" 2>&1 ||
                 { not_run dp "06 task6 GPU DDP, $p rank(s)" "$out/gpuddp.$p.$i.txt"; continue 2; }
         done
         read -r s spread < <(for f in "$out"/gpuddp."$p".*.txt; do time_of "GPU DDP, staged / epoch" < "$f"; done | stats)
@@ -313,7 +313,7 @@ bench_dp() {
     for p in 1 2 3 4; do
         # Each run prints both times (its own serial run and DDP): run it once, read both.
         for i in $(seq "$reps"); do
-            mpirun "$p" "$out/bin/ddp" hidden=400 n=4001 batch=401 epochs=3 > "$out/ddp.$p.$i.txt" 2>&1 ||
+            mpi_run "$p" "$out/bin/ddp" hidden=400 n=4001 batch=401 epochs=3 > "$out/ddp.$p.$i.txt" 2>&1 ||
                 { not_run dp "06 task3 DDP, $p rank(s)" "$out/ddp.$p.$i.txt"; continue 2; }
         done
         read -r s spread < <(cat "$out"/ddp."$p".*.txt | grep -E "^  time DDP" |
@@ -326,7 +326,7 @@ bench_dp() {
     done
     gpu_here && bench_gpu_ddp
     local gain
-    gain=$(mpirun 2 "$out/bin/buckets" hidden=400 n=4001 batch=401 epochs=3 reps=3 2>&1 | grep -m1 "overlap gain" | sed -E 's/^ *//')
+    gain=$(mpi_run 2 "$out/bin/buckets" hidden=400 n=4001 batch=401 epochs=3 reps=3 2>&1 | grep -m1 "overlap gain" | sed -E 's/^ *//')
     row dp "06 task5 bucketed MPI_Iallreduce, 2 ranks" "-" "" 0 "" "" "" "" "${gain:-no overlap line}"
 }
 

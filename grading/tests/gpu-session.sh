@@ -95,7 +95,7 @@ verdict $rc "make all"
 run unit-tests 4 "unit tests" -- make -s unit-test DEPS=true
 
 wants() { [ "$part" = all ] || [ "$part" = "$1" ]; }
-. grading/lib.sh  # mpi_sibling, mpirun
+. grading/lib.sh  # mpi_sibling, mpi_run
 MPICC=${MPICC:-mpicc}
 MPICXX=${MPICXX:-$(mpi_sibling "$MPICC" mpicxx)}
 MPIEXEC=${MPIEXEC:-$(mpi_sibling "$MPICC" mpiexec)}
@@ -120,7 +120,7 @@ if wants grade; then
             "${NVCC:-nvcc}" -O3 -arch="$CUDA_ARCH" -ccbin "$MPICXX" -Igrading -o build/gpu-session/figures "$t" "${libs[@]}" || return 1
             for p in 1 2 3 4; do
                 echo "-- $t, $p rank(s)"
-                timeout 120 bash -c '. grading/lib.sh && mpirun "$@"' mpirun "$p" build/gpu-session/figures || rc=1
+                timeout 120 bash -c '. grading/lib.sh && mpi_run "$@"' mpi_run "$p" build/gpu-session/figures || rc=1
             done
         done
         return $rc
