@@ -6,19 +6,23 @@
 #   2. the grader built and its unit tests;
 #   3. rooms 04, 05 and 06 graded natively (CUDA_ARCH=native unless set): the
 #      solutions must PASS (05 and 06 at 1..4 ranks sharing the GPU), the untouched
-#      tasks must FAIL; check-gpu (the smoke fixture, native + compute-sanitizer);
+#      tasks must FAIL; room 05's solutions at their default sizes, 1..4 ranks (the
+#      figures: the grader keeps no output of a passing run); check-gpu (the smoke
+#      fixture, native + compute-sanitizer);
 #   4. make sanitize-gpu: memcheck, racecheck, synccheck over every CUDA solution;
 #   5. make bench ROOM=04 (the GPU half: copy, CUB, cuBLAS and the kernels against
 #      them) and ROOM=06 (with 06 task6's GPU DDP at 1..4 ranks: time per epoch).
 # --part picks steps 3, 4 or 5 (1 and 2 always run; default all).  The device tool
-# cuts a command at 10 minutes: call it once per part there.  --debs DIR: Debian .debs of libraries the machine lacks
+# cuts a command at 10 minutes: call it once per part there (on an H100: grade 6 min,
+# sanitize 1, bench 2).  --debs DIR: Debian .debs of libraries the machine lacks
 # (jansson, inih, CUnit), unpacked beside the repo (.gpu-carry/root), not into /.
 # The log streams to $OUT/log-PART.txt ($OUT: the device tool's folder; else
 # build/gpu-session); each step's whole output, its reports, sanitizer logs and bench
 # tables go to build/gpu-session/PART/, packed after every step into
 # $OUT/gpu-session-PART.tgz: two files, as the device tool brings back at most 8 (and
-# nothing deeper than two folders).  Each step says ok or FAILED; the last line counts them.  Exit 0 when every step was ok, 1 otherwise, 2 on misuse,
-# 3 when there is no GPU (nothing checked).
+# nothing deeper than two folders).  Each step says ok or FAILED; the last line counts
+# them.  Exit 0 when every step was ok, 1 otherwise, 2 on misuse, 3 when there is no
+# GPU (nothing checked).
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 debs="" part=all
@@ -104,7 +108,6 @@ wants grade && for room in 04 05 06; do
     step "room $room natively: solutions PASS"
     run "room$room-solutions" 30 "room $room solutions" -- make -s check-solutions ROOM=$room
     cp build/check-solutions.json "$keep/room$room-solutions.json" 2>/dev/null
-    cp -r build/logs/*"$room"_* "$keep/" 2>/dev/null  # the programs' own output, figures and all
     step "room $room natively: untouched tasks FAIL"
     run "room$room-tasks" 12 "room $room untouched tasks" -- make -s check-tasks ROOM=$room
     cp build/check-tasks.json "$keep/room$room-tasks.json" 2>/dev/null
