@@ -2,13 +2,11 @@
 # doctor.sh -- what this machine offers the workbook.  Reports; changes nothing.
 set -u
 CC=${CC:-cc}
-MPICC=${MPICC:-mpicc}
 NVCC=${NVCC:-nvcc}
 problems=0
-. "$(dirname "$0")/lib.sh"  # mpi_sibling
+. "$(dirname "$0")/lib.sh"  # mpi_sibling, mpi_defaults
 mpiexec_given=${MPIEXEC:-}
-MPIEXEC=${MPIEXEC:-$(mpi_sibling "$MPICC" mpiexec)}
-MPICXX=${MPICXX:-$(mpi_sibling "$MPICC" mpicxx)}
+mpi_defaults  # MPICC, and the MPICXX and MPIEXEC beside it
 
 row() { printf '  %-22s %s\n' "$1" "$2"; }
 first() { head -n1 | cut -c1-90; }

@@ -54,6 +54,14 @@ mpi_sibling() {  # mpicc tool
     echo "$2"
 }
 
+# The MPI the grader would use: MPICC (default mpicc), and MPICXX and MPIEXEC where
+# they are not set: the ones that belong to MPICC (mpi_sibling).
+mpi_defaults() {
+    MPICC=${MPICC:-mpicc}
+    MPICXX=${MPICXX:-$(mpi_sibling "$MPICC" mpicxx)}
+    MPIEXEC=${MPIEXEC:-$(mpi_sibling "$MPICC" mpiexec)}
+}
+
 # Is MPIEXEC (default mpiexec) Open MPI's?  Its --version says Open MPI or OpenRTE.
 is_openmpi() { "${1:-mpiexec}" --version 2>&1 | grep -qE 'Open MPI|OpenRTE'; }
 

@@ -10,11 +10,8 @@
 # a timed test.  Timings need a quiet machine: do not run anything else meanwhile.
 set -u
 cd "$(dirname "$0")/../.."
-. grading/lib.sh  # mpi_sibling; mpi_run N PROGRAM...: N ranks under MPIEXEC, Open MPI or MPICH
-# The MPI the grader would use: MPICC, and the mpiexec and mpicxx that belong to it.
-MPICC=${MPICC:-mpicc}
-MPIEXEC=${MPIEXEC:-$(mpi_sibling "$MPICC" mpiexec)}
-MPICXX=${MPICXX:-$(mpi_sibling "$MPICC" mpicxx)}
+. grading/lib.sh  # mpi_defaults; mpi_run N PROGRAM...: N ranks under MPIEXEC, Open MPI or MPICH
+mpi_defaults  # the MPI the grader would use: MPICC, and the mpiexec and mpicxx that belong to it
 room=${1:-}
 case ${room%%_*} in
     ""|01|02|03|04|06) ;;

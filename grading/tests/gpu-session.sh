@@ -99,10 +99,8 @@ verdict $rc "make all"
 run unit-tests 4 "unit tests" -- make -s unit-test DEPS=true
 
 wants() { [ "$part" = all ] || [ "$part" = "$1" ]; }
-. grading/lib.sh  # mpi_sibling, mpi_run
-MPICC=${MPICC:-mpicc}
-MPICXX=${MPICXX:-$(mpi_sibling "$MPICC" mpicxx)}
-MPIEXEC=${MPIEXEC:-$(mpi_sibling "$MPICC" mpiexec)}
+. grading/lib.sh  # mpi_defaults, mpi_run
+mpi_defaults  # MPICC, and the MPICXX and MPIEXEC beside it
 export MPIEXEC
 wants grade && for room in 04 05 06; do
     step "room $room natively: solutions PASS"

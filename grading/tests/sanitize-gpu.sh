@@ -41,9 +41,8 @@ if [ -z "$CS" ]; then
     echo "sanitize-gpu: FAILED: nvcc at $nvcc_path but no compute-sanitizer (part of the CUDA toolkit; or set COMPUTE_SANITIZER)"
     exit 1
 fi
-. grading/lib.sh  # mpi_sibling: the mpicxx and mpiexec that belong to MPICC, as the grader's
-MPICXX=${MPICXX:-$(mpi_sibling "${MPICC:-mpicc}" mpicxx)}
-MPIEXEC=${MPIEXEC:-$(mpi_sibling "${MPICC:-mpicc}" mpiexec)}
+. grading/lib.sh
+mpi_defaults  # the mpicxx and mpiexec that belong to MPICC, as the grader's
 # Open MPI refuses to start as root without these (the lent GPU machines run everything
 # as root, with Open MPI); MPICH ignores them.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
