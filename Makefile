@@ -181,10 +181,11 @@ doctor:
 deps:
 	$(Q)$(DEPS) install all
 
-## hint: make hint TASK=01_threads/task2
+## hint: make hint TASK=01_threads/task2: the next rung of the task's hint ladder, from the idea
+##       to nearly the code (LEVEL=n: that rung; ALL=1: every rung)
 hint: $(GRADE)
-	$(Q)if [ -z "$(TASK)" ]; then echo "usage: make hint TASK=01_threads/task2 (make list shows them)" >&2; exit 2; fi
-	$(Q)$(GRADE) --hint $(TASK)
+	$(Q)if [ -z "$(TASK)" ]; then echo "usage: make hint TASK=01_threads/task2 [LEVEL=n | ALL=1] (make list shows them)" >&2; exit 2; fi
+	$(Q)$(GRADE) --hint '$(TASK)' $(if $(LEVEL),--level '$(LEVEL)') $(if $(filter 1,$(ALL)),--all)
 
 ## reset: make reset TASK=01_threads/task2 restores the untouched task, keeping yours as a backup
 reset: $(PRGEN)

@@ -74,10 +74,12 @@ int gen_task(FILE *in, const char *name, FILE *out, char *err, size_t errlen)
                      name, lineno, open_line);
             status = -1;
             break;
-        } else if (strncmp(body, "placeholder:", 12) == 0) {
-            const char *code = body + 12;
+        } else if (strncmp(body, "placeholder:", 12) == 0 || strncmp(body, "bug:", 4) == 0) {
+            const char *code = strchr(body, ':') + 1;
             if (*code == ' ')
                 code++;
+            if (body[0] == 'b' && *code == '\0')
+                continue; /* the bug is a missing line: the task gets nothing here */
             fprintf(out, "%.*s%s\n", (int)indent, line, code);
         } else if (body[0] == '\0') {
             fprintf(out, "%.*s//\n", (int)indent, line);

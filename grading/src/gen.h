@@ -4,6 +4,9 @@
  *   //@ solution {        starts a solution block: its lines are left out of the task
  *   //@ }                 ends the block
  *   //@ placeholder: CODE the task gets CODE here (at the marker's indentation)
+ *   //@ bug: CODE         the same, for a bug hunt: the buggy line the task gets in
+ *                         place of the block that follows (no TODO text beside it);
+ *                         a bare "//@ bug:" gives nothing (the bug is a missing line)
  *   //@ any other text    the task gets "// any other text" (the TODO text)
  * Everything else is copied unchanged.
  */

@@ -33,7 +33,9 @@ static void usage(FILE *f)
           "  --junit FILE         JUnit XML report (default build/grade-report.xml)\n"
           "  --root DIR           the workbook (default .)\n"
           "  --list               list rooms and tasks, and exit\n"
-          "  --hint TASK          print a task's hint, and exit\n"
+          "  --hint TASK          print the next level of a task's hint ladder (remembered in\n"
+          "                       build/progress.json), and exit; with --level N that level,\n"
+          "                       with --all every level, with --no-record nothing is remembered\n"
           "  --quiet              no progress lines\n"
           "  --verbose            print every command the grader runs (make V=1)\n"
           "  --gradescope FILE    also write Gradescope's results.json\n"
@@ -92,6 +94,48 @@ static int task_matches(const room_meta *room, const task_meta *task, const char
     return ok && strlen(task->name) == n && strncmp(task->name, name, n) == 0;
 }
 
+/* What each rung of the ladder is for (the last one may be close to the answer). */
+static const char *hint_rung(int level, int nhints)
+{
+    if (level == nhints && nhints >= 3)
+        return "nearly the code";
+    return level == 1 ? "the idea" : level == 2 ? "the structure" : "closer";
+}
+
+/* make hint: prints the next level of task's ladder (or `level_text`, or all of
+ * them) and remembers in the progress file how far the learner has read. */
+static int show_hint(const task_meta *task, const char *progress_path, const char *level_text, int all,
+                     int record)
+{
+    int opened = progress_hints_opened(progress_path, task->id);
+    int first, last;
+    if (all) {
+        first = 1, last = task->nhints;
+    } else if (level_text) {
+        char *end = NULL;
+        long level = strtol(level_text, &end, 10);
+        if (end == level_text || *end != '\0' || level < 1 || level > task->nhints) {
+            fprintf(stderr, "grade: LEVEL=%s: %s has hints 1 to %d\n", level_text, task->id, task->nhints);
+            return 2;
+        }
+        first = last = (int)level;
+    } else {
+        first = last = opened < task->nhints ? opened + 1 : task->nhints;
+    }
+    printf("%s -- %s\n", task->id, task->title);
+    for (int level = first; level <= last; level++)
+        printf("hint %d of %d (%s): %s\n", level, task->nhints, hint_rung(level, task->nhints),
+               task->hints[level - 1]);
+    if (last < task->nhints)
+        printf("still stuck? make hint TASK=%s shows hint %d of %d\n", task->id, last + 1, task->nhints);
+    else
+        printf("that is the last hint: the lesson (%s/README.md) and the program's own output say the rest\n",
+               task->room);
+    if (record && last > opened && progress_record_hints(progress_path, task->id, last) != 0)
+        fprintf(stderr, "grade: could not write %s\n", progress_path);
+    return 0;
+}
+
 static double timeout_scale_from_env(int *bad)
 {
     const char *text = getenv("GRADE_TIMEOUT_SCALE");
@@ -113,7 +157,8 @@ int main(int argc, char **argv)
     const char *json_path = "build/grade-report.json", *junit_path = "build/grade-report.xml";
     const char *root_arg = ".", *hint_task = NULL, *build_arg = NULL, *ref_dir_arg = NULL;
     const char *gradescope_path = NULL;
-    int werror = 0, list_only = 0, quiet = 0, verbose = 0, show_progress = 0;
+    const char *hint_level = NULL;
+    int werror = 0, list_only = 0, quiet = 0, verbose = 0, show_progress = 0, hint_all = 0, hint_record = 1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int has_value = i + 1 < argc;
@@ -132,6 +177,7 @@ int main(int argc, char **argv)
         VALUE_OPTION("--junit", junit_path)
         VALUE_OPTION("--root", root_arg)
         VALUE_OPTION("--hint", hint_task)
+        VALUE_OPTION("--level", hint_level)
         VALUE_OPTION("--build-dir", build_arg)
         VALUE_OPTION("--ref-dir", ref_dir_arg)
         VALUE_OPTION("--gradescope", gradescope_path)
@@ -144,6 +190,10 @@ int main(int argc, char **argv)
             quiet = 1;
         else if (strcmp(a, "--verbose") == 0)
             verbose = 1;
+        else if (strcmp(a, "--all") == 0)
+            hint_all = 1;
+        else if (strcmp(a, "--no-record") == 0)
+            hint_record = 0;
         else if (strcmp(a, "--progress") == 0)
             show_progress = 1;
         else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -225,9 +275,16 @@ int main(int argc, char **argv)
         return 2;
     }
     if (hint_task) {
-        printf("%s -- %s\nhint: %s\n", selected[0]->id, selected[0]->title, selected[0]->hint);
-        printf("lesson: %s/README.md\n", selected[0]->room);
-        return 0;
+        char *build = xasprintf("%s/build", root);
+        if (hint_record)
+            make_dirs(build);
+        char *path = xasprintf("%s/progress.json", build);
+        free(build);
+        int rc = show_hint(selected[0], path, hint_level, hint_all, hint_record);
+        free(path);
+        free(selected);
+        workbook_free(&wb);
+        return rc;
     }
 
     char tasks_root[PATH_MAX];

@@ -226,8 +226,8 @@ static int on_ini_entry(void *user, const char *section, const char *name, const
     int index = (int)(t - st->room->tasks);
     if (strcmp(name, "title") == 0)
         set_text(&t->title, value);
-    else if (strcmp(name, "hint") == 0)
-        set_text(&t->hint, value);
+    else if (strncmp(name, "hint", 4) == 0 && name[4] >= '1' && name[4] <= '0' + MAX_HINTS && !name[5])
+        set_text(&t->hints[name[4] - '1'], value);
     else if (strcmp(name, "libs") == 0)
         set_text(&t->libs, value);
     else if (strcmp(name, "source") == 0) {
@@ -252,7 +252,7 @@ static int on_ini_entry(void *user, const char *section, const char *name, const
         if (expand_runs(value, &t->configs, &t->nconfigs, err, sizeof err) != 0)
             return fail(st, "[%s]: %s", section, err);
     } else {
-        return fail(st, "[%s]: unknown key '%s' (known: title source kind runs timeout hint libs)", section, name);
+        return fail(st, "[%s]: unknown key '%s' (known: title source kind runs timeout hint1..hint9 libs)", section, name);
     }
     return 1;
 }
@@ -295,8 +295,16 @@ int room_load(const char *ini_path, const char *dir, room_meta *room, char *err,
             snprintf(err, errlen, "%s: [%s] has no %s", ini_path, t->name, missing);
             status = -1;
         }
-        if (!t->hint)
-            t->hint = xstrdup("Re-read the TODO comments and the room's README.md.");
+        while (t->nhints < MAX_HINTS && t->hints[t->nhints])
+            t->nhints++;
+        for (int h = t->nhints; status == 0 && h < MAX_HINTS; h++)
+            if (t->hints[h]) {
+                snprintf(err, errlen, "%s: [%s] has hint%d but no hint%d (the ladder has no gaps)", ini_path,
+                         t->name, h + 1, t->nhints + 1);
+                status = -1;
+            }
+        if (status == 0 && t->nhints == 0)
+            t->hints[t->nhints++] = xstrdup("Re-read the TODO comments and the room's README.md.");
     }
     if (status == 0 && !room->title)
         room->title = xstrdup(dir);
@@ -352,7 +360,9 @@ void workbook_free(workbook *wb)
         for (int i = 0; i < room->ntasks; i++) {
             task_meta *t = &room->tasks[i];
             free(t->id), free(t->room), free(t->name), free(t->title), free(t->source);
-            free(t->kind), free(t->hint), free(t->runs_text), free(t->libs);
+            free(t->kind), free(t->runs_text), free(t->libs);
+            for (int h = 0; h < MAX_HINTS; h++)
+                free(t->hints[h]);
             for (int c = 0; c < t->nconfigs; c++)
                 config_free(&t->configs[c]);
             free(t->configs);

@@ -9,9 +9,14 @@
  *   kind    = openmp        ; c pthreads openmp processes mpi cuda cuda_mpi nccl
  *   runs    = threads=1,2,3,4 n=1000003,999 seed=7,11
  *   timeout = 10            ; seconds per run, times GRADE_TIMEOUT_SCALE
- *   hint    = Each thread needs its own partial sum ...
+ *   hint1   = The idea: what the solution rests on ...
+ *   hint2   = The structure: which steps, in which order ...
+ *   hint3   = Nearly the code ...
  *   libs    = -lcublas      ; linked in native builds only: in the CUDA simulator the
  *                           ; task must leave such parts out (#ifdef CUDA_SIM)
+ *
+ * Hints form a ladder, hint1 (the idea) to hintN (nearly the code), N <= 9,
+ * with no gaps; `make hint` shows one level at a time.
  *
  * `runs` is a cartesian product of the values listed for each key; several
  * `runs` lines add more configurations.  `ranks` is the MPI rank count (the
@@ -20,6 +25,8 @@
 #define PR_META_H
 
 #include <stddef.h>
+
+#define MAX_HINTS 9
 
 typedef struct {
     char *label;   /* "threads=3 n=999 seed=7" */
@@ -35,7 +42,8 @@ typedef struct {
     char *title;
     char *source;  /* "task2.c", relative to the room folder */
     char *kind;
-    char *hint;
+    char *hints[MAX_HINTS]; /* hints[0] is hint1; the ladder's levels in order */
+    int nhints;
     char *libs;    /* extra libraries for native builds ("-lcublas"); NULL for none */
     double timeout;
     char *runs_text;  /* every runs line, joined by " | " (for messages) */

@@ -23,6 +23,27 @@ static json_t *load_tasks(const char *path)
     return tasks ? tasks : json_object();
 }
 
+/* The entry of task id in tasks (a borrowed reference), made empty when missing
+ * or not an object: its other fields (hints opened) survive a new status. */
+static json_t *task_entry(json_t *tasks, const char *id)
+{
+    json_t *entry = json_object_get(tasks, id);
+    if (!json_is_object(entry)) {
+        entry = json_object();
+        json_object_set_new(tasks, id, entry);
+    }
+    return entry;
+}
+
+/* Writes tasks (a reference it takes over) as the progress file at path. */
+static int save_tasks(json_t *tasks, const char *path)
+{
+    json_t *root = json_pack("{s:s, s:o}", "schema", PROGRESS_SCHEMA, "tasks", tasks);
+    int rc = json_dump_file(root, path, JSON_INDENT(2)) == 0 ? 0 : -1;
+    json_decref(root);
+    return rc;
+}
+
 int progress_record(const grade_report *rep, const char *path)
 {
     json_t *tasks = load_tasks(path);
@@ -31,13 +52,28 @@ int progress_record(const grade_report *rep, const char *path)
     strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     for (int i = 0; i < rep->ntasks; i++) {
         const task_report *tr = &rep->tasks[i];
-        json_object_set_new(tasks, tr->meta->id,
-                            json_pack("{s:s, s:s}", "status", status_name(tr->status), "when", stamp));
+        json_t *entry = task_entry(tasks, tr->meta->id);
+        json_object_set_new(entry, "status", json_string(status_name(tr->status)));
+        json_object_set_new(entry, "when", json_string(stamp));
     }
-    json_t *root = json_pack("{s:s, s:o}", "schema", PROGRESS_SCHEMA, "tasks", tasks);
-    int rc = json_dump_file(root, path, JSON_INDENT(2)) == 0 ? 0 : -1;
-    json_decref(root);
-    return rc;
+    return save_tasks(tasks, path);
+}
+
+int progress_hints_opened(const char *path, const char *id)
+{
+    json_t *tasks = load_tasks(path);
+    json_int_t opened = json_integer_value(json_object_get(json_object_get(tasks, id), "hints"));
+    json_decref(tasks);
+    return opened > 0 && opened <= 1000 ? (int)opened : 0;
+}
+
+int progress_record_hints(const char *path, const char *id, int opened)
+{
+    json_t *tasks = load_tasks(path);
+    json_t *entry = task_entry(tasks, id);
+    if (opened > json_integer_value(json_object_get(entry, "hints")))
+        json_object_set_new(entry, "hints", json_integer(opened));
+    return save_tasks(tasks, path);
 }
 
 /* The recorded status of a task, or NULL when it was never graded. */

@@ -152,7 +152,7 @@ void term_summary(const grade_report *rep, const workbook *wb, const char *json_
             if (tr->status != ST_PASS && tr->message)
                 print_indented(tr->message, "             ");
             if (tr->status != ST_PASS && tr->status != ST_SKIP) {
-                printf("             hint: %s\n", tr->meta->hint);
+                printf("             hint: %s\n", tr->meta->hints[0]);
                 if (tr->log_path)
                     printf("             full output: %s\n", tr->log_path);
             }
@@ -215,7 +215,7 @@ int report_write_json(const grade_report *rep, const char *path)
                                  tr->meta->title, "kind", tr->meta->kind, "status", status_name(tr->status),
                                  "mode", tr->mode ? tr->mode : "native", "seconds", tr->seconds);
         json_object_set_new(task, "message", opt_string(tr->message));
-        json_object_set_new(task, "hint", json_string(tr->meta->hint));
+        json_object_set_new(task, "hint", json_string(tr->meta->hints[0]));
         json_object_set_new(task, "log", opt_string(tr->log_path));
         json_object_set_new(task, "runs", runs);
         json_array_append_new(tasks, task);
@@ -253,8 +253,8 @@ static char *gradescope_output(const task_report *tr)
 {
     char *text = xasprintf("%s%s%s", status_name(tr->status), tr->message ? ": " : "",
                            tr->message ? tr->message : "");
-    if (tr->status != ST_PASS && tr->status != ST_SKIP && tr->meta->hint) {
-        char *with = xasprintf("%s\nhint: %s", text, tr->meta->hint);
+    if (tr->status != ST_PASS && tr->status != ST_SKIP && tr->meta->hints[0]) {
+        char *with = xasprintf("%s\nhint: %s", text, tr->meta->hints[0]);
         free(text);
         text = with;
     }
@@ -349,7 +349,7 @@ int report_write_junit(const grade_report *rep, const char *path)
                 xml_escaped(f, tr->message);
                 if (tr->status != ST_SKIP) {
                     fprintf(f, "\nhint: ");
-                    xml_escaped(f, tr->meta->hint);
+                    xml_escaped(f, tr->meta->hints[0]);
                 }
                 fprintf(f, "</%s>\n", element);
             }
