@@ -27,6 +27,12 @@ UNIT     := grading/bin/unit-tests
 CLASS_REPORT := grading/bin/class-report
 DEPS     := bash grading/deps.sh
 
+# A failing `make grade` typed by a person ends with the grader's own summary, not make's
+# "*** [Makefile:NN: grade] Error 1" under it: make is stopped quietly (SIGINT, which no
+# shell reports; exit status 130).  Inside another make or a script's make (MAKELEVEL > 0)
+# the failure is passed on as usual.
+QUIET_FAILURE = { rc=$$?; if [ "$(MAKELEVEL)" = 0 ]; then kill -INT $$PPID; exit 0; fi; exit $$rc; }
+
 # ROOM / TASK filters for the grader.
 GRADE_FILTER := $(if $(ROOM),--room $(ROOM)) $(if $(TASK),--task $(TASK))
 # V=1: the grader prints every command it runs; GRADESCOPE=path: also Gradescope's results.json.
@@ -60,7 +66,8 @@ $(UNIT): grading/tests/unit_tests.c $(CORE_SRC) $(CORE_HDR)
 ## grade: build and grade your tasks (ROOM=01 or TASK=01_threads/task2 to narrow it;
 ##        HOSTS=a,b or HOSTFILE=f to spread MPI ranks over machines without Slurm)
 grade: $(GRADE)
-	$(Q)$(if $(HOSTS),GRADE_HOSTS='$(HOSTS)') $(if $(HOSTFILE),GRADE_HOSTFILE='$(HOSTFILE)') $(GRADE) $(GRADE_FILTER) $(GRADE_OPTS)
+	$(Q)$(if $(HOSTS),GRADE_HOSTS='$(HOSTS)') $(if $(HOSTFILE),GRADE_HOSTFILE='$(HOSTFILE)') $(GRADE) $(GRADE_FILTER) $(GRADE_OPTS) \
+	    || $(QUIET_FAILURE)
 
 ## test: the maintainers' checks: unit tests, generated tasks, solutions PASS, untouched tasks FAIL
 test:

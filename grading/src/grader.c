@@ -1,6 +1,7 @@
 /* grader.c -- see grader.h. */
 #define _GNU_SOURCE
 #include "grader.h"
+#include "gen.h"
 #include "results.h"
 #include "util.h"
 
@@ -218,9 +219,18 @@ grade_status judge_run(const run_result *task_run, double timeout, const result_
         return ST_CRASH;
     }
     switch (task_run->outcome) {
-    case RUN_TIMEOUT:
-        *message = run_describe(task_run, timeout);
+    case RUN_TIMEOUT: {
+        char *how = run_describe(task_run, timeout);
+        /* An MPI program that stops making progress is almost always waiting for a
+         * message or a collective that never comes. */
+        *message = via_launcher ? xasprintf("%s; likely a deadlock: every blocking send and receive needs its "
+                                            "partner (rank and tag must match), no two ranks may each wait for "
+                                            "the other first, and every rank must make the same collective calls",
+                                            how)
+                                : xstrdup(how);
+        free(how);
         return ST_TIMEOUT;
+    }
     case RUN_SIGNALED: {
         char *how = run_describe(task_run, timeout);
         char *sim_error = simulator_error(task_run);
@@ -245,6 +255,7 @@ grade_status judge_run(const run_result *task_run, double timeout, const result_
         break;
     }
     strbuf why = { 0 };
+    char *sim_error = NULL;
     result_set got = { 0 };
     char parse_err[300] = "";
     int parsed = results_parse(task_run->out, &got, parse_err, sizeof parse_err) == 0;
@@ -264,14 +275,14 @@ grade_status judge_run(const run_result *task_run, double timeout, const result_
         char *line = first_lines(strstr(task_run->err, "pr.h: "), 1, 300);
         sb_printf(&why, "%sexited with status %d: %s", why.len ? "\n" : "", task_run->exit_code, line);
         free(line);
+    } else if (task_run->exit_code != 0 && (sim_error = simulator_error(task_run)) != NULL) {
+        /* The CUDA simulator stopped it (its own exit status), and says why. */
+        sb_printf(&why, "%sstopped by the CUDA simulator: %s", why.len ? "\n" : "",
+                  sim_error + strlen("cuda-sim: error: "));
+        free(sim_error);
     } else if (task_run->exit_code != 0) {
         sb_printf(&why, "%sexited with status %d (its own check failed)", why.len ? "\n" : "",
                   task_run->exit_code);
-    }
-    char *sim_error = simulator_error(task_run);
-    if (sim_error) {
-        sb_printf(&why, "%s%s", why.len ? "\n" : "", sim_error);
-        free(sim_error);
     }
     if (task_run->leftovers > 0)
         sb_printf(&why, "%sleft %d process%s running after it ended (killed by the grader)", why.len ? "\n" : "",
@@ -385,6 +396,16 @@ void grade_task(const grade_context *ctx, const task_meta *task, int index, int 
     for (int c = 0; c < tr->nruns; c++)
         tr->runs[c].config = xstrdup(task->configs[c].label);
 
+    char *ref_path = xasprintf("%s/solutions/%s/%s", ctx->root, task->room, task->source);
+    char *task_path = xasprintf("%s/%s/%s", ctx->tasks_from, task->room, task->source);
+    int untouched = ctx->detect_untouched && gen_task_untouched(ref_path, task_path) == 1;
+    free(ref_path), free(task_path);
+    if (untouched) {
+        tr->status = ST_NOT_STARTED;
+        tr->message = xstrdup("not started: the file is still as it came, so it was neither built nor run");
+        task_done(tr, start, index, total);
+        return;
+    }
     char *skip = toolchain_skip_reason(ctx->tc, task, &tr->skip_needs_gpu);
     if (skip) {
         tr->status = ST_SKIP;

@@ -21,6 +21,8 @@ typedef struct {
     int reuse_refs;          /* keep a reference executable newer than its source and pr.h
                               * (class grading: many students, one set of references) */
     int verbose;             /* print every command the grader runs (make V=1) */
+    int detect_untouched;    /* a task file still as generated is NOT_STARTED, neither built nor run
+                              * (off for the maintainers' check that untouched tasks fail) */
 } grade_context;
 
 /* Grades one task into tr (index/total are for the progress display). */

@@ -311,7 +311,11 @@ int main(int argc, char **argv)
     toolchain_detect(&tc, root);
     tc.werror = werror;
     term_init(quiet);
-    grade_context ctx = { root, tasks_root, build_dir, &tc, scale, output_cap, 1, ref_dir, ref_dir != NULL, verbose };
+    grade_context ctx = { root, tasks_root, build_dir, &tc, scale, output_cap, 1, ref_dir, ref_dir != NULL, verbose,
+                          !expect };
+    /* The learner's own tasks: their grades, and the hints they opened, are remembered. */
+    int own_tasks = !expect && strcmp(tasks_root, root) == 0 && !build_arg;
+    char *progress_path = xasprintf("%s/progress.json", build_dir);
     grade_report rep = { xmalloc((size_t)nselected * sizeof(task_report)), 0, 0, &tc };
     double start = now_seconds();
     if (!quiet)
@@ -319,6 +323,8 @@ int main(int argc, char **argv)
                tc.cores, tc.mpi_version, tc.have_gpu ? tc.gpu_name : "none");
     for (int i = 0; i < nselected && !runner_interrupted(); i++) {
         grade_task(&ctx, selected[i], i + 1, nselected, &rep.tasks[i]);
+        if (own_tasks)
+            rep.tasks[i].hints_opened = progress_hints_opened(progress_path, selected[i]->id);
         rep.ntasks++;
     }
     rep.seconds = now_seconds() - start;
@@ -329,13 +335,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "grade: could not write %s\n", junit_path);
     if (gradescope_path && report_write_gradescope(&rep, gradescope_path) != 0)
         fprintf(stderr, "grade: could not write %s\n", gradescope_path);
-    if (!expect && strcmp(tasks_root, root) == 0 && !build_arg) {
-        /* The learner's own tasks: remembered for make progress. */
-        char *path = xasprintf("%s/progress.json", build_dir);
-        if (progress_record(&rep, path) != 0)
-            fprintf(stderr, "grade: could not write %s\n", path);
-        free(path);
-    }
+    if (own_tasks && progress_record(&rep, progress_path) != 0)
+        fprintf(stderr, "grade: could not write %s\n", progress_path);
+    free(progress_path);
 
     int exit_code = 0, gpu_skips = 0;
     for (int i = 0; i < rep.ntasks; i++) {

@@ -11,7 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char *const names[ST_COUNT] = { "PASS", "SKIP", "FAIL", "TIMEOUT", "CRASH", "BUILD_ERROR" };
+static const char *const names[ST_COUNT] = { "PASS", "SKIP", "FAIL", "TIMEOUT", "CRASH", "BUILD_ERROR",
+                                              "NOT_STARTED" };
 
 const char *status_name(grade_status st)
 {
@@ -39,6 +40,7 @@ static const char *colour_of(grade_status st)
     case ST_PASS:
         return "\033[32m";
     case ST_SKIP:
+    case ST_NOT_STARTED:
         return "\033[33m";
     default:
         return "\033[31m";
@@ -60,7 +62,18 @@ static const char *status_label(const task_report *tr)
 {
     if (tr->status == ST_PASS && tr->mode && strcmp(tr->mode, "sim") == 0)
         return "PASS (simulated)";
+    if (tr->status == ST_NOT_STARTED)
+        return "NOT STARTED";
     return status_name(tr->status);
+}
+
+/* The width of n in decimal: "[ 9/31]" lines up with "[10/31]". */
+static int digits(int n)
+{
+    int d = 1;
+    while (n >= 10)
+        n /= 10, d++;
+    return d;
 }
 
 static void clear_line(void)
@@ -73,7 +86,7 @@ void term_task_start(int index, int total, const task_meta *task)
 {
     if (be_quiet)
         return;
-    snprintf(progress_prefix, sizeof progress_prefix, "[%d/%d] %s", index, total, task->id);
+    snprintf(progress_prefix, sizeof progress_prefix, "[%*d/%d] %s", digits(total), index, total, task->id);
     if (on_tty) {
         printf("%s  building...", progress_prefix);
         fflush(stdout);
@@ -103,9 +116,12 @@ void term_task_done(int index, int total, const task_report *tr)
     if (be_quiet)
         return;
     clear_line();
-    printf("[%d/%d] %-22s %s%-16s%s %2d/%-2d runs passed %6.1f s  %s\n", index, total, tr->meta->id,
-           colour_of(tr->status), status_label(tr), reset(), passed_runs(tr), tr->nruns, tr->seconds,
-           tr->meta->title);
+    printf("[%*d/%d] %-22s %s%-16s%s ", digits(total), index, total, tr->meta->id, colour_of(tr->status),
+           status_label(tr), reset());
+    if (tr->status == ST_NOT_STARTED)
+        printf("%-16s %8s  %s\n", "not built or run", "", tr->meta->title);
+    else
+        printf("%2d/%-2d runs passed %6.1f s  %s\n", passed_runs(tr), tr->nruns, tr->seconds, tr->meta->title);
     fflush(stdout);
 }
 
@@ -126,6 +142,38 @@ void report_counts(const grade_report *rep, int counts[ST_COUNT])
     memset(counts, 0, ST_COUNT * sizeof counts[0]);
     for (int i = 0; i < rep->ntasks; i++)
         counts[rep->tasks[i].status]++;
+}
+
+/* After a task that did not pass: where the next rung of its hint ladder is. */
+static void print_hint_pointer(const task_report *tr)
+{
+    const task_meta *t = tr->meta;
+    if (tr->hints_opened < t->nhints)
+        printf("             stuck? make hint TASK=%s (hint %d of %d)\n", t->id, tr->hints_opened + 1, t->nhints);
+    else
+        printf("             stuck? every hint is open: make hint TASK=%s ALL=1\n", t->id);
+}
+
+/* The room's closing line: escaped only when every task of the room was graded
+ * in this run and passes. */
+static void print_room_line(const room_meta *room, int graded, int passed, int skipped, const task_report *next)
+{
+    int ungraded = room->ntasks - graded;
+    char not_graded[96] = "";
+    if (ungraded > 0)
+        snprintf(not_graded, sizeof not_graded, "; %d of %d not graded in this run", ungraded, room->ntasks);
+    if (next)
+        printf("  %s: not escaped yet -- %d of %d graded tasks pass%s; next: make grade TASK=%s\n\n", room->dir,
+               passed, graded, not_graded, next->meta->id);
+    else if (skipped)
+        printf("  %s: %d of %d graded tasks pass, %d skipped (see the reasons above)%s\n\n", room->dir, passed,
+               graded, skipped, not_graded);
+    else if (ungraded > 0)
+        printf("  %s: %d graded task%s pass%s%s (make grade ROOM=%.2s grades them all)\n\n", room->dir, passed,
+               passed == 1 ? "" : "s", passed == 1 ? "es" : "", not_graded, room->dir);
+    else
+        printf("  %s%s: escaped!%s every task passes (%d of %d)\n\n", colour_of(ST_PASS), room->dir, reset(),
+               passed, room->ntasks);
 }
 
 void term_summary(const grade_report *rep, const workbook *wb, const char *json_path, const char *junit_path)
@@ -149,25 +197,18 @@ void term_summary(const grade_report *rep, const workbook *wb, const char *json_
                 skipped++;
             else if (!next)
                 next = tr;
-            if (tr->status != ST_PASS && tr->message)
+            if (tr->status == ST_PASS || tr->status == ST_NOT_STARTED)
+                continue; /* a task not started yet needs no more than its line */
+            if (tr->message)
                 print_indented(tr->message, "             ");
-            if (tr->status != ST_PASS && tr->status != ST_SKIP) {
-                printf("             hint: %s\n", tr->meta->hints[0]);
+            if (tr->status != ST_SKIP) {
+                print_hint_pointer(tr);
                 if (tr->log_path)
                     printf("             full output: %s\n", tr->log_path);
             }
         }
-        if (graded == 0)
-            continue;
-        if (next)
-            printf("  %s: not escaped yet -- %d of %d tasks pass; next: make grade TASK=%s\n\n", room->dir,
-                   passed, graded, next->meta->id);
-        else if (skipped)
-            printf("  %s: %d of %d tasks pass, %d skipped (see the reasons above)\n\n", room->dir, passed,
-                   graded, skipped);
-        else
-            printf("  %s%s: escaped!%s every task passes (%d of %d)\n\n", colour_of(ST_PASS), room->dir,
-                   reset(), passed, graded);
+        if (graded > 0)
+            print_room_line(room, graded, passed, skipped, next);
     }
     int counts[ST_COUNT];
     report_counts(rep, counts);
@@ -215,7 +256,8 @@ int report_write_json(const grade_report *rep, const char *path)
                                  tr->meta->title, "kind", tr->meta->kind, "status", status_name(tr->status),
                                  "mode", tr->mode ? tr->mode : "native", "seconds", tr->seconds);
         json_object_set_new(task, "message", opt_string(tr->message));
-        json_object_set_new(task, "hint", json_string(tr->meta->hints[0]));
+        json_object_set_new(task, "hints", json_integer(tr->meta->nhints));
+        json_object_set_new(task, "hints_opened", json_integer(tr->hints_opened));
         json_object_set_new(task, "log", opt_string(tr->log_path));
         json_object_set_new(task, "runs", runs);
         json_array_append_new(tasks, task);
@@ -248,13 +290,23 @@ int report_write_json(const grade_report *rep, const char *path)
 
 /* ---- Gradescope ------------------------------------------------------------------ */
 
-/* The text a student sees under a task on Gradescope: status, message, hint. */
+/* Where the hints are, for a task that did not pass: never the hint itself,
+ * which a learner asks for (make hint), one rung at a time. */
+static char *hint_pointer(const task_report *tr)
+{
+    return xasprintf("stuck? make hint TASK=%s (%d hint%s, from the idea to nearly the code)", tr->meta->id,
+                     tr->meta->nhints, tr->meta->nhints == 1 ? "" : "s");
+}
+
+/* The text a student sees under a task on Gradescope: status, message, where the hints are. */
 static char *gradescope_output(const task_report *tr)
 {
     char *text = xasprintf("%s%s%s", status_name(tr->status), tr->message ? ": " : "",
                            tr->message ? tr->message : "");
-    if (tr->status != ST_PASS && tr->status != ST_SKIP && tr->meta->hints[0]) {
-        char *with = xasprintf("%s\nhint: %s", text, tr->meta->hints[0]);
+    if (tr->status != ST_PASS && tr->status != ST_SKIP) {
+        char *pointer = hint_pointer(tr);
+        char *with = xasprintf("%s\n%s", text, pointer);
+        free(pointer);
         free(text);
         text = with;
     }
@@ -317,7 +369,7 @@ int report_write_junit(const grade_report *rep, const char *path)
         return -1;
     int counts[ST_COUNT];
     report_counts(rep, counts);
-    int failures = counts[ST_FAIL] + counts[ST_TIMEOUT] + counts[ST_CRASH];
+    int failures = counts[ST_FAIL] + counts[ST_TIMEOUT] + counts[ST_CRASH] + counts[ST_NOT_STARTED];
     fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     fprintf(f, "<testsuites name=\"parallel-rooms\" tests=\"%d\" failures=\"%d\" errors=\"%d\" skipped=\"%d\" time=\"%.3f\">\n",
             rep->ntasks, failures, counts[ST_BUILD_ERROR], counts[ST_SKIP], rep->seconds);
@@ -348,8 +400,10 @@ int report_write_junit(const grade_report *rep, const char *path)
                 fprintf(f, "\">");
                 xml_escaped(f, tr->message);
                 if (tr->status != ST_SKIP) {
-                    fprintf(f, "\nhint: ");
-                    xml_escaped(f, tr->meta->hints[0]);
+                    char *pointer = hint_pointer(tr);
+                    fprintf(f, "\n");
+                    xml_escaped(f, pointer);
+                    free(pointer);
                 }
                 fprintf(f, "</%s>\n", element);
             }

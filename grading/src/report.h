@@ -7,8 +7,9 @@
 #include "meta.h"
 #include "toolchain.h"
 
-/* Ordered by severity: a task's status is the worst of its runs'. */
-typedef enum { ST_PASS, ST_SKIP, ST_FAIL, ST_TIMEOUT, ST_CRASH, ST_BUILD_ERROR, ST_COUNT } grade_status;
+/* Ordered by severity: a task's status is the worst of its runs'.  NOT_STARTED is a
+ * task's alone: its file is still as generated, so it was neither built nor run. */
+typedef enum { ST_PASS, ST_SKIP, ST_FAIL, ST_TIMEOUT, ST_CRASH, ST_BUILD_ERROR, ST_NOT_STARTED, ST_COUNT } grade_status;
 
 const char *status_name(grade_status st);
 
@@ -30,6 +31,7 @@ typedef struct {
     char *log_path;      /* full output of the first failing run, or NULL */
     run_report *runs;
     int nruns;
+    int hints_opened;    /* rungs of the hint ladder the learner has read (build/progress.json) */
 } task_report;
 
 typedef struct {

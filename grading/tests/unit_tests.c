@@ -220,8 +220,8 @@ static void test_room_load(void)
     char err[400] = "";
     int rc = load_ini("[room]\ntitle = Test room\n\n[task10]\ntitle = Ten\nsource = task10.c\nkind = c\n"
                       "runs = n=1\n\n[task2]\ntitle = Two\nsource = task2.c\nkind = openmp\n"
-                      "runs = threads=1,2 n=5\nruns = threads=3 n=6\ntimeout = 2.5\nlibs = -lcublas\nhint = first part\n"
-                      "  second part\n",
+                      "runs = threads=1,2 n=5\nruns = threads=3 n=6\ntimeout = 2.5\nlibs = -lcublas\nhint1 = first part\n"
+                      "  second part\nhint2 = the structure\nhint3 = nearly the code\n",
                       &room, err, sizeof err);
     CU_ASSERT_EQUAL_FATAL(rc, 0);
     CU_ASSERT_STRING_EQUAL(room.title, "Test room");
@@ -230,11 +230,32 @@ static void test_room_load(void)
     CU_ASSERT_STRING_EQUAL(room.tasks[0].id, "07_test/task2");
     CU_ASSERT_EQUAL(room.tasks[0].nconfigs, 3);
     CU_ASSERT_DOUBLE_EQUAL(room.tasks[0].timeout, 2.5, 1e-12);
-    CU_ASSERT_STRING_EQUAL(room.tasks[0].hint, "first part second part");
+    CU_ASSERT_EQUAL(room.tasks[0].nhints, 3);
+    CU_ASSERT_STRING_EQUAL(room.tasks[0].hints[0], "first part second part");
+    CU_ASSERT_STRING_EQUAL(room.tasks[0].hints[2], "nearly the code");
     CU_ASSERT_STRING_EQUAL(room.tasks[0].libs, "-lcublas");
     CU_ASSERT_PTR_NULL(room.tasks[1].libs);
     CU_ASSERT_DOUBLE_EQUAL(room.tasks[1].timeout, 10.0, 1e-12);
-    CU_ASSERT_PTR_NOT_NULL(room.tasks[1].hint); /* a default hint */
+    CU_ASSERT_EQUAL(room.tasks[1].nhints, 1); /* a default hint */
+    CU_ASSERT_PTR_NOT_NULL(room.tasks[1].hints[0]);
+    free_room(&room);
+}
+
+/* The hint ladder has no gaps, and the old single `hint` key is not silently ignored. */
+static void test_room_load_hint_ladder(void)
+{
+    room_meta room;
+    char err[400] = "";
+    CU_ASSERT_EQUAL(load_ini("[task1]\ntitle = A\nsource = a.c\nkind = c\nruns = n=1\nhint1 = a\nhint3 = c\n",
+                             &room, err, sizeof err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "has hint3 but no hint2"));
+    free_room(&room);
+    CU_ASSERT_EQUAL(load_ini("[task1]\ntitle = A\nsource = a.c\nkind = c\nruns = n=1\nhint = a\n", &room, err,
+                             sizeof err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "unknown key 'hint'"));
+    free_room(&room);
+    CU_ASSERT_EQUAL(load_ini("[task1]\ntitle = A\nsource = a.c\nkind = c\nruns = n=1\nhint0 = a\n", &room, err,
+                             sizeof err), -1);
     free_room(&room);
 }
 
@@ -290,6 +311,39 @@ static void test_gen_replaces_blocks(void)
     CU_ASSERT_STRING_EQUAL(task, "int main(void)\n{\n    // TODO 1: sum it\n    //\n"
                                  "    int s = 0; /* TODO 1 */\n    return s;\n}\n");
     free(task);
+}
+
+/* A bug hunt: the task gets the buggy line, or nothing for a missing one, and no marker. */
+static void test_gen_bug_blocks(void)
+{
+    char err[300] = "";
+    int rc;
+    char *task = generate("a();\n    //@ bug: total = part;\n    //@ solution {\n    total += part;\n    //@ }\n"
+                          "    //@ bug:\n    //@ solution {\n    __syncthreads();\n    //@ }\nb();\n",
+                          &rc, err, sizeof err);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_STRING_EQUAL(task, "a();\n    total = part;\nb();\n");
+    free(task);
+}
+
+/* A task file equal to what the generator makes of its solution is untouched. */
+static void test_gen_task_untouched(void)
+{
+    char *solution = write_temp("int x;\n//@ TODO: set y\n//@ placeholder: int y = 0;\n//@ solution {\nint y = 1;\n//@ }\n");
+    char *task = write_temp("int x;\n// TODO: set y\nint y = 0;\n");
+    CU_ASSERT_EQUAL(gen_task_untouched(solution, task), 1);
+    char *edited = write_temp("int x;\n// TODO: set y\nint y = 1;\n");
+    CU_ASSERT_EQUAL(gen_task_untouched(solution, edited), 0);
+    char *longer = write_temp("int x;\n// TODO: set y\nint y = 0;\n\n");
+    CU_ASSERT_EQUAL(gen_task_untouched(solution, longer), 0);
+    char *shorter = write_temp("int x;\n");
+    CU_ASSERT_EQUAL(gen_task_untouched(solution, shorter), 0);
+    CU_ASSERT_EQUAL(gen_task_untouched(solution, "/nonexistent/task.c"), -1);
+    char *files[] = { solution, task, edited, longer, shorter };
+    for (int i = 0; i < 5; i++) {
+        unlink(files[i]);
+        free(files[i]);
+    }
 }
 
 static void test_gen_errors(void)
@@ -481,6 +535,11 @@ static void test_judge_run(void)
     free(msg);
     res.outcome = RUN_TIMEOUT;
     CU_ASSERT_EQUAL(judge_run(&res, 1, &want, 0, &msg), ST_TIMEOUT);
+    CU_ASSERT_PTR_NULL(strstr(msg, "deadlock"));
+    free(msg);
+    /* Under mpiexec a hang is named for what it most likely is. */
+    CU_ASSERT_EQUAL(judge_run(&res, 1, &want, 1, &msg), ST_TIMEOUT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, "likely a deadlock"));
     free(msg);
     res.outcome = RUN_SIGNALED;
     res.signal = SIGABRT;
@@ -508,6 +567,15 @@ static void test_judge_run(void)
     res.err_len = strlen(res.err);
     CU_ASSERT_EQUAL(judge_run(&res, 1, &want, 1, &msg), ST_FAIL);
     CU_ASSERT_PTR_NOT_NULL(msg && strstr(msg, "MPI_Finalize"));
+    free(msg);
+    /* The CUDA simulator's own stop is said as such, not as the program's own check. */
+    res.exit_code = 70;
+    res.out = "";
+    res.err = "cuda-sim: error: __syncthreads() reached by 3 of 4 threads of block 0\n";
+    res.err_len = strlen(res.err);
+    CU_ASSERT_EQUAL(judge_run(&res, 1, &want, 0, &msg), ST_FAIL);
+    CU_ASSERT_PTR_NOT_NULL(msg && strstr(msg, "stopped by the CUDA simulator: __syncthreads() reached"));
+    CU_ASSERT_PTR_NULL(msg && strstr(msg, "its own check"));
     free(msg);
     results_free(&want);
 }
@@ -712,7 +780,8 @@ static void test_gradescope_and_progress(void)
     task_report trs[3];
     memset(trs, 0, sizeof trs);
     for (int i = 0; i < 3; i++) {
-        metas[i].id = ids[i], metas[i].title = "a task", metas[i].kind = kinds[i], metas[i].hint = "a hint";
+        metas[i].id = ids[i], metas[i].title = "a task", metas[i].kind = kinds[i], metas[i].hints[0] = "a hint";
+        metas[i].nhints = 1;
         trs[i].meta = &metas[i], trs[i].status = statuses[i];
     }
     toolchain tc;
@@ -726,7 +795,9 @@ static void test_gradescope_and_progress(void)
     CU_ASSERT_EQUAL(json_integer_value(json_object_get(gs, "max_score")), 2); /* the SKIP is worth 0 */
     json_t *second = json_array_get(json_object_get(gs, "tests"), 1);
     CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(second, "status")), "failed");
-    CU_ASSERT_PTR_NOT_NULL(strstr(json_string_value(json_object_get(second, "output")), "hint: a hint"));
+    /* Never the hint itself, unasked: where the ladder is. */
+    CU_ASSERT_PTR_NULL(strstr(json_string_value(json_object_get(second, "output")), "a hint"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(json_string_value(json_object_get(second, "output")), "make hint TASK=01_x/task2"));
     json_decref(gs);
 
     /* Two runs: the second grades task2 only; the record keeps task1's PASS. */
@@ -741,6 +812,14 @@ static void test_gradescope_and_progress(void)
     CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(json_object_get(tasks, "01_x/task2"), "status")), "PASS");
     CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(json_object_get(tasks, "04_y/task1"), "status")), "SKIP");
     json_decref(progress);
+    /* Hints opened: recorded per task, never lowered, kept across a new grade. */
+    CU_ASSERT_EQUAL(progress_hints_opened(path, "01_x/task2"), 0);
+    CU_ASSERT_EQUAL(progress_record_hints(path, "01_x/task2", 2), 0);
+    CU_ASSERT_EQUAL(progress_record_hints(path, "01_x/task2", 1), 0);
+    CU_ASSERT_EQUAL(progress_record(&second_run, path), 0);
+    CU_ASSERT_EQUAL(progress_hints_opened(path, "01_x/task2"), 2);
+    CU_ASSERT_EQUAL(progress_hints_opened(path, "01_x/task1"), 0);
+    CU_ASSERT_EQUAL(progress_hints_opened("/nonexistent/progress.json", "01_x/task2"), 0);
     unlink(path);
     free(path);
     toolchain_free(&tc);
@@ -803,7 +882,10 @@ int main(void)
         { "metadata", "runs expand to a product", test_expand_runs_product },
         { "metadata", "tasks.ini loads", test_room_load },
         { "metadata", "tasks.ini errors name file and line", test_room_load_errors },
+        { "metadata", "the hint ladder: hint1..hintN, no gaps", test_room_load_hint_ladder },
         { "generator", "blocks become TODOs and placeholders", test_gen_replaces_blocks },
+        { "generator", "bug hunts: the buggy line, no marker", test_gen_bug_blocks },
+        { "generator", "a task still as generated is untouched", test_gen_task_untouched },
         { "generator", "malformed markers are errors", test_gen_errors },
         { "runner", "exit status and output", test_runner_exit_and_output },
         { "runner", "stdin is /dev/null", test_runner_stdin_is_empty },
