@@ -12,7 +12,8 @@
 # Environment: JOBS (default: half the cores, at least 1), ROOM / TASK (grade
 # only those), CLASS_OUT (default build/class), GRADE_TIMEOUT_SCALE as usual.
 # Output under CLASS_OUT: students/NAME/{grade-report.json, grade-report.xml,
-# grade.log} or students/NAME/error.txt, class.csv and summary.html.
+# grade.log, progress.json when the checkout had one} or students/NAME/error.txt,
+# class.csv, hints.csv and summary.html.
 #
 # Not a security sandbox: a submission's programs run as the user running this.
 # Grade a class as an unprivileged user, in a container or VM (README).
@@ -52,7 +53,7 @@ mkdir -p "$out" || die "cannot write to $out"
 out_abs=$(cd "$out" && pwd)
 case "$subs/" in "$out_abs"/*) die "SUBMISSIONS=$subs is inside the output folder $out_abs, which every run clears: move the submissions elsewhere" ;; esac
 case "$out_abs/" in "$subs"/*) die "the output folder $out_abs (CLASS_OUT) is inside SUBMISSIONS=$subs: choose another CLASS_OUT" ;; esac
-rm -rf "$out/students" "$out/class.csv" "$out/summary.html"
+rm -rf "$out/students" "$out/class.csv" "$out/hints.csv" "$out/summary.html"
 mkdir -p "$out/students" "$out/ref" || die "cannot write to $out"
 out=$(cd "$out" && pwd)
 
@@ -125,6 +126,11 @@ collect_tasks() {
         cp "$top/$rel" "$tree/$rel" && copied=$((copied + 1))
     done
     echo "$copied" > "$dir/tasks-found"
+    # The learner's progress record (hints opened): read as data by class-report, never run.
+    local record=$top/build/progress.json
+    if [ -f "$record" ] && [ ! -L "$record" ] && [ "$(stat -c %s "$record")" -le 1048576 ]; then
+        cp "$record" "$dir/progress.json"
+    fi
     return 0
 }
 
@@ -200,8 +206,9 @@ done
 report_finished
 
 grading/bin/class-report --root "$root" --students "$out/students" --csv "$out/class.csv" \
-    --html "$out/summary.html" || exit 1
+    --hints-csv "$out/hints.csv" --html "$out/summary.html" || exit 1
 echo "grade-class: $total students in $((SECONDS - started_at)) s"
 echo "  class table:  $out/class.csv"
+echo "  hints opened: $out/hints.csv (from each checkout's build/progress.json; blank where it has none)"
 echo "  summary:      $out/summary.html (open it in a browser)"
 echo "  per student:  $out/students/NAME/grade-report.json, grade.log"

@@ -6,7 +6,9 @@
  *   - a CSV: student, one column per task (workbook order), passed, graded, error,
  *     then a TOTAL row;
  *   - a self-contained HTML page: pass rates per room and task, a student x task
- *     grid, who is stuck where, and the submissions that could not be graded.
+ *     grid, who is stuck where, and the submissions that could not be graded;
+ *   - on request (--hints-csv) a CSV of the hint rungs each student opened per task,
+ *     read from the progress.json kept from the student's checkout (blank: no record).
  * A report that cannot be read becomes an error row; it never stops the run.
  * Exit status: 0 written; 1 a file could not be written; 2 usage. */
 #define _GNU_SOURCE
@@ -33,6 +35,7 @@ typedef struct {
     char *error;     /* why the submission could not be graded, or NULL */
     int *cells;      /* per workbook task: a grade_status, or CELL_MISSING */
     char **notes;    /* per workbook task: the first line of its message, or NULL */
+    int *hints;      /* per workbook task: hint rungs opened (make hint), -1 when unknown */
     int graded;      /* workbook tasks the report has */
     int passed;      /* of those, how many PASS */
 } student;
@@ -123,9 +126,11 @@ static void student_init(student *st, const char *name, int ntasks)
     st->name = xstrdup(name);
     st->cells = xmalloc((size_t)ntasks * sizeof *st->cells);
     st->notes = xmalloc((size_t)ntasks * sizeof *st->notes);
+    st->hints = xmalloc((size_t)ntasks * sizeof *st->hints);
     for (int t = 0; t < ntasks; t++) {
         st->cells[t] = CELL_MISSING;
         st->notes[t] = NULL;
+        st->hints[t] = -1;
     }
 }
 
@@ -134,6 +139,7 @@ static void student_free(student *st, int ntasks)
     for (int t = 0; t < ntasks; t++)
         free(st->notes[t]);
     free(st->notes);
+    free(st->hints);
     free(st->cells);
     free(st->name);
     free(st->error);
@@ -233,6 +239,24 @@ static void read_report(const class_summary *cls, student *st, const char *path)
     json_decref(root);
 }
 
+/* The hint rungs the student opened, from the progress record of their checkout
+ * (build/progress.json, copied as progress.json): untrusted, so only whole numbers
+ * within the task's ladder are taken. */
+static void read_hints(const class_summary *cls, student *st, const char *path)
+{
+    json_t *root = json_load_file(path, 0, NULL);
+    const char *schema = json_string_value(json_object_get(root, "schema"));
+    json_t *tasks = json_object_get(root, "tasks");
+    if (schema && strcmp(schema, "parallel-rooms/progress/1") == 0 && json_is_object(tasks)) {
+        for (int t = 0; t < cls->ntasks; t++) {
+            json_t *opened = json_object_get(json_object_get(tasks, cls->tasks[t]->id), "hints");
+            json_int_t n = json_is_integer(opened) ? json_integer_value(opened) : 0;
+            st->hints[t] = n < 0 ? 0 : n > cls->tasks[t]->nhints ? cls->tasks[t]->nhints : (int)n;
+        }
+    }
+    json_decref(root);
+}
+
 /* error.txt wins over a report: the driver wrote it because grading went wrong. */
 static void read_student(const class_summary *cls, student *st, const char *dir)
 {
@@ -244,6 +268,10 @@ static void read_student(const class_summary *cls, student *st, const char *dir)
         read_report(cls, st, report_path);
     else
         st->error = xstrdup("no report: grading did not finish");
+    char *progress_path = xasprintf("%s/%s/progress.json", dir, st->name);
+    if (!st->error && file_exists(progress_path))
+        read_hints(cls, st, progress_path);
+    free(progress_path);
     free(error_path);
     free(report_path);
 }
@@ -417,6 +445,42 @@ static FILE *open_output(const char *path)
     return fopen(path, "w");
 }
 
+/* The hints table: a row per graded student, a column per task (rungs opened,
+ * blank without a record), and their total. */
+static int write_hints_csv(const class_summary *cls, const char *path)
+{
+    FILE *f = open_output(path);
+    if (!f)
+        return -1;
+    fputs("student", f);
+    for (int t = 0; t < cls->ntasks; t++) {
+        fputc(',', f);
+        csv_field(f, cls->tasks[t]->id);
+    }
+    fputs(",total\r\n", f);
+    for (int s = 0; s < cls->nstudents; s++) {
+        const student *st = &cls->students[s];
+        if (st->error)
+            continue;
+        csv_field(f, st->name);
+        int total = 0, known = 0;
+        for (int t = 0; t < cls->ntasks; t++) {
+            if (st->hints[t] < 0) {
+                fputc(',', f);
+                continue;
+            }
+            fprintf(f, ",%d", st->hints[t]);
+            total += st->hints[t];
+            known = 1;
+        }
+        if (known)
+            fprintf(f, ",%d\r\n", total);
+        else
+            fputs(",\r\n", f);
+    }
+    return fclose(f) == 0 ? 0 : -1;
+}
+
 static int write_csv(const class_summary *cls, const char *path)
 {
     FILE *f = open_output(path);
@@ -453,9 +517,9 @@ static void html_text(FILE *f, const char *s)
     }
 }
 
-static const char *const cell_letters[ST_COUNT + 1] = { "P", "S", "F", "T", "C", "B", "&ndash;" };
+static const char *const cell_letters[ST_COUNT + 1] = { "P", "S", "F", "T", "C", "B", "N", "&ndash;" };
 static const char *const cell_classes[ST_COUNT + 1] = { "pass", "skip", "fail", "timeout",
-                                                        "crash", "build", "missing" };
+                                                        "crash", "build", "notstarted", "missing" };
 
 static const char page_style[] =
     "body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:#1f2328;"
@@ -486,7 +550,7 @@ static const char page_style[] =
     ".pass{background:#c6efce;color:#0f5323}.fail{background:#ffc7ce;color:#9c0006}\n"
     ".timeout{background:#ffe2b3;color:#8a4b00}.crash{background:#e4c7f0;color:#5b1a6b}\n"
     ".build{background:#9c0006;color:#fff}.skip{background:#fff4c2;color:#7a5d00}\n"
-    ".missing{background:#f2f2f2;color:#9a9a9a}\n"
+    ".missing{background:#f2f2f2;color:#9a9a9a}.notstarted{background:#e8eef7;color:#3b5276}\n"
     ".legend{margin:10px 0 0;display:flex;flex-wrap:wrap;gap:14px;color:#57606a;font-size:13px}\n"
     ".legend b{display:inline-block;width:20px;text-align:center;margin-right:4px;border-radius:3px}\n"
     ".cols{display:flex;gap:48px;flex-wrap:wrap;align-items:flex-start}\n"
@@ -586,7 +650,12 @@ static void html_cell(FILE *f, const class_summary *cls, const student *st, int 
         fputs(" &mdash; ", f);
         html_text(f, st->notes[t]);
     }
-    fprintf(f, "\">%s</td>", cell_letters[cell]);
+    if (st->hints[t] > 0)
+        fprintf(f, " &mdash; %d of %d hints opened", st->hints[t], cls->tasks[t]->nhints);
+    fprintf(f, "\">%s", cell_letters[cell]);
+    if (st->hints[t] > 0)
+        fprintf(f, "<sup>%d</sup>", st->hints[t]);
+    fputs("</td>", f);
 }
 
 static void html_grid_row(FILE *f, const class_summary *cls, const student *st)
@@ -609,7 +678,8 @@ static void html_legend(FILE *f)
     fputs("<div class=\"legend\">", f);
     for (int c = 0; c <= CELL_MISSING; c++)
         fprintf(f, "<span><b class=\"%s\">%s</b>%s</span>", cell_classes[c], cell_letters[c], cell_name(c));
-    fputs("<span>(hover over a cell for the task and its first message line)</span></div>\n", f);
+    fputs("<span>(a small number: hint rungs opened; hover over a cell for the task and its first message "
+          "line)</span></div>\n", f);
 }
 
 static void html_grid(FILE *f, const class_summary *cls)
@@ -634,9 +704,18 @@ static void html_grid(FILE *f, const class_summary *cls)
 static void html_stuck_tasks(FILE *f, const class_summary *cls)
 {
     fputs("<div><h3>Tasks students are stuck on</h3>\n<table class=\"list\">\n", f);
-    int escaped = 0;
-    for (int s = 0; s < cls->nstudents; s++)
-        escaped += !cls->students[s].error && stuck_task(cls, &cls->students[s]) < 0;
+    /* Escaped every room: every task of the workbook graded and PASS; a student
+     * whose graded tasks all pass, with rooms left out of this run, is counted apart. */
+    int escaped = 0, all_graded_pass = 0;
+    for (int s = 0; s < cls->nstudents; s++) {
+        const student *st = &cls->students[s];
+        if (st->error || stuck_task(cls, st) >= 0)
+            continue;
+        if (st->passed == cls->ntasks)
+            escaped++;
+        else
+            all_graded_pass++;
+    }
     for (int t = 0; t < cls->ntasks; t++) {
         int n = stuck_count(cls, t);
         if (n == 0)
@@ -649,7 +728,13 @@ static void html_stuck_tasks(FILE *f, const class_summary *cls)
     }
     fputs("<tr><td><i>escaped every room</i></td>", f);
     html_bar(f, escaped, cls->ngraded, "");
-    fputs("</tr>\n</table></div>\n", f);
+    fputs("</tr>\n", f);
+    if (all_graded_pass) {
+        fputs("<tr><td><i>every graded task passes (not every room graded)</i></td>", f);
+        html_bar(f, all_graded_pass, cls->ngraded, "");
+        fputs("</tr>\n", f);
+    }
+    fputs("</table></div>\n", f);
 }
 
 /* What a student with no failing task has done: every task PASS, or some not graded. */
@@ -738,7 +823,7 @@ static int write_html(const class_summary *cls, const char *path, const char *ti
 /* ---- the command line ------------------------------------------------------------------- */
 
 typedef struct {
-    const char *root, *students, *csv, *html, *title;
+    const char *root, *students, *csv, *html, *title, *hints_csv;
 } options;
 
 static void usage(FILE *f)
@@ -748,7 +833,8 @@ static void usage(FILE *f)
           "  --students DIR  one folder per student, each with grade-report.json or error.txt\n"
           "  --csv FILE      the class table: a row per student, then TOTAL\n"
           "  --html FILE     the class summary page (self-contained)\n"
-          "  --title TEXT    the page's title (default: Parallel Rooms class summary)\n",
+          "  --title TEXT    the page's title (default: Parallel Rooms class summary)\n"
+          "  --hints-csv FILE  also the hint rungs each student opened per task\n",
           f);
 }
 
@@ -763,18 +849,19 @@ static int usage_error(const char *fmt, const char *arg)
 /* Returns -1 when the options are complete, else the exit status (0 for --help). */
 static int parse_options(int argc, char **argv, options *opt)
 {
-    *opt = (options){ ".", NULL, NULL, NULL, "Parallel Rooms class summary" };
-    const char *flags[] = { "--root", "--students", "--csv", "--html", "--title" };
-    const char **slots[] = { &opt->root, &opt->students, &opt->csv, &opt->html, &opt->title };
+    *opt = (options){ ".", NULL, NULL, NULL, "Parallel Rooms class summary", NULL };
+    const char *flags[] = { "--root", "--students", "--csv", "--html", "--title", "--hints-csv" };
+    const char **slots[] = { &opt->root, &opt->students, &opt->csv, &opt->html, &opt->title, &opt->hints_csv };
+    const int nflags = (int)(sizeof flags / sizeof flags[0]);
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             usage(stdout);
             return 0;
         }
         int k = 0;
-        while (k < 5 && strcmp(argv[i], flags[k]) != 0)
+        while (k < nflags && strcmp(argv[i], flags[k]) != 0)
             k++;
-        if (k == 5)
+        if (k == nflags)
             return usage_error("unknown option '%s' (see class-report --help)", argv[i]);
         if (i + 1 >= argc)
             return usage_error("%s needs a value (see class-report --help)", argv[i]);
@@ -806,6 +893,10 @@ static int write_outputs(const class_summary *cls, const options *opt)
     int status = 0;
     if (write_csv(cls, opt->csv) != 0) {
         fprintf(stderr, "class-report: could not write %s: %s\n", opt->csv, strerror(errno));
+        status = 1;
+    }
+    if (opt->hints_csv && write_hints_csv(cls, opt->hints_csv) != 0) {
+        fprintf(stderr, "class-report: could not write %s: %s\n", opt->hints_csv, strerror(errno));
         status = 1;
     }
     if (write_html(cls, opt->html, opt->title) != 0) {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # check-class.sh -- make grade-class on a class of synthetic submissions (room 01
-# only, to stay quick): solved, untouched, half done, broken, hostile, one that
+# only, to stay quick): solved, untouched (NOT_STARTED), half done (with a record
+# of hints opened), broken, hostile, one that
 # rewrites the grader, the Makefile, tasks.ini and the solutions to pass
 # everything, and submissions that cannot be graded at all.  Checks every
 # student's status per task, that the CSV agrees with each student's JSON report,
@@ -30,6 +31,11 @@ checkout "$subs/solved" "${tasks[@]}"
 checkout "$work/untouched/parallel-rooms"           # wrapped in one folder, as archives often are
 tar -czf "$subs/untouched.tar.gz" -C "$work/untouched" parallel-rooms
 checkout "$work/half" task1 task2
+echo "/* started, not finished */" >> "$work/half/01_threads/task3.c"  # started: graded, FAILs
+# The progress record of the checkout: hints opened (one count out of range, one not a number).
+mkdir -p "$work/half/build"
+printf '{"schema": "parallel-rooms/progress/1", "tasks": {"01_threads/task3": {"status": "FAIL", "hints": 2},
+  "01_threads/task4": {"hints": 999}, "01_threads/task5": {"hints": "x"}}}\n' > "$work/half/build/progress.json"
 (cd "$work/half" && zip -qr "$subs/half done.zip" .) # a space in the name, too
 checkout "$subs/broken" task3 task4 task5
 printf 'int main(void) { return 0 }\n' > "$subs/broken/01_threads/task1.c"                        # does not compile
@@ -83,11 +89,11 @@ expect() {
     [ "$got" = "$1" ] || fail "$who: expected $1, got $got"
 }
 expect solved "PASS,PASS,PASS,PASS,PASS"
-expect untouched "FAIL,FAIL,FAIL,FAIL,FAIL"
-expect half_done "PASS,PASS,FAIL,FAIL,FAIL"
+expect untouched "NOT_STARTED,NOT_STARTED,NOT_STARTED,NOT_STARTED,NOT_STARTED"
+expect half_done "PASS,PASS,FAIL,NOT_STARTED,NOT_STARTED"
 expect broken "BUILD_ERROR,CRASH,PASS,PASS,PASS"
 expect hostile "FAIL,FAIL,PASS,PASS,PASS"
-expect tamperer "FAIL,FAIL,FAIL,FAIL,FAIL"
+expect tamperer "NOT_STARTED,NOT_STARTED,NOT_STARTED,NOT_STARTED,NOT_STARTED"
 expect empty error "empty submission"
 expect notes.txt error "not a folder"
 expect corrupt error "unreadable archive"
@@ -103,6 +109,19 @@ for json in "$out"/students/*/grade-report.json; do
     [ "$from_json" = "$from_csv" ] || fail "$name: $from_json PASS in its JSON report, $from_csv in the CSV"
 done
 grep -q '^TOTAL,2,2,3,3,3,' "$csv" || fail "the TOTAL row should count 2,2,3,3,3 students passing: $(grep ^TOTAL "$csv")"
+
+# Hints opened: from the half-done checkout's progress record, clamped to the ladder;
+# blank for a student without a record.
+hints=$out/hints.csv
+if [ -s "$hints" ]; then
+    ladder=$(grading/bin/grade --hint 01_threads/task4 --all --no-record | grep -c '^hint ')
+    got=$(grep -E '^"?half_done"?,' "$hints" | cut -d, -f2-6)
+    [ "$got" = "0,0,2,$ladder,0" ] || fail "half_done's hints: expected 0,0,2,$ladder,0, got '$got'"
+    got=$(grep -E '^solved,' "$hints" | cut -d, -f2-6)
+    [ "$got" = ",,,," ] || fail "solved has no progress record: its hints should be blank, got '$got'"
+else
+    fail "no $hints"
+fi
 
 # The tamperer's grader and Makefile were never run, and its files were not copied.
 [ ! -e "$out/students/tamperer/tree/grading" ] && [ ! -e "$out/students/tamperer/tree/Makefile" ] &&

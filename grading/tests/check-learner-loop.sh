@@ -4,7 +4,8 @@
 # make diff shows an edit; make watch grades again when the file is saved (the
 # polling path, and inotify where inotifywait is installed); V=1 shows the
 # grader's commands; GRADESCOPE= writes results.json; bad TASK names (and make bench
-# with an unknown ROOM) exit 2.
+# with an unknown ROOM) exit 2; an untouched task is NOT STARTED; the hint ladder
+# shows one rung at a time; a FAIL points to the next rung; escaped means every task.
 set -u
 cd "$(dirname "$0")/../.."
 tmp=$(mktemp -d /tmp/pr-loop-XXXXXX)
@@ -22,8 +23,37 @@ cp solutions/01_threads/task1.c 01_threads/task1.c
 make --no-print-directory grade TASK=01_threads/task1 >/dev/null 2>&1 || fail "the solved task1 does not pass"
 make --no-print-directory grade TASK=01_threads/task2 >/dev/null 2>&1 && fail "the untouched task2 passes"
 out=$(make --no-print-directory progress)
-grep -q '01_threads  *1 of 5 tasks pass' <<<"$out" || fail "progress does not count task1: $out"
+grep -q '01_threads  *1 of [0-9]* tasks pass' <<<"$out" || fail "progress does not count task1: $out"
 grep -q 'next: make grade TASK=01_threads/task2' <<<"$out" || fail "progress does not name task2 next: $out"
+
+# An untouched task is NOT STARTED: neither built nor run, one line, and make's own
+# error line does not follow the grader's summary when a person types make grade
+# (MAKELEVEL 0); the exit status stays non-zero.
+top_make() { env -u MAKELEVEL -u MAKEFLAGS -u MFLAGS make --no-print-directory "$@"; }
+out=$(top_make grade TASK=01_threads/task4 2>&1); rc=$?
+[ $rc -ne 0 ] || fail "make grade of an untouched task exited 0"
+grep -q 'task4 *NOT STARTED' <<<"$out" || fail "the untouched task4 is not NOT STARTED: $out"
+grep -q 'runs passed' <<<"$out" && fail "the untouched task4 was run: $out"
+grep -q '\*\*\*' <<<"$out" && fail "make's error line follows a failing make grade: $out"
+grep -q '"NOT_STARTED": 1' build/grade-report.json || fail "the JSON report does not count NOT_STARTED"
+
+# The hint ladder: one rung at a time, remembered; LEVEL=n and ALL=1; a bad LEVEL is exit 2.
+rungs=$(make --no-print-directory hint TASK=01_threads/task4 ALL=1 | grep -c '^hint [0-9]* of ')
+[ "$rungs" -ge 3 ] || fail "01_threads/task4 has $rungs hint rungs, expected at least 3"
+make --no-print-directory hint TASK=01_threads/task4 | grep -q "^hint 1 of $rungs (the idea)" || fail "the first make hint is not rung 1"
+make --no-print-directory hint TASK=01_threads/task4 | grep -q "^hint 2 of $rungs (the structure)" || fail "the second make hint is not rung 2"
+make --no-print-directory hint TASK=01_threads/task4 LEVEL=1 | grep -q "^hint 1 of $rungs" || fail "LEVEL=1 does not show rung 1"
+make --no-print-directory hint TASK=01_threads/task4 LEVEL=99 >/dev/null 2>&1; [ $? -eq 2 ] || fail "LEVEL=99: not exit 2"
+grep -A3 '"01_threads/task4"' build/progress.json | grep -q '"hints": 2' || fail "progress.json does not remember 2 hints opened"
+# A started task that fails: no hint printed unasked, only where the next rung is.
+echo "/* started */" >> 01_threads/task4.c
+out=$(make --no-print-directory grade TASK=01_threads/task4 2>&1)
+grep -q "stuck? make hint TASK=01_threads/task4 (hint 3 of $rungs)" <<<"$out" || fail "no pointer to hint 3 after a FAIL: $out"
+grep -q '^ *hint' <<<"$out" && fail "make grade printed a hint unasked: $out"
+# One task graded, and it passes: its room is not 'escaped', the others were not graded.
+out=$(make --no-print-directory grade TASK=01_threads/task1 2>&1)
+grep -q 'escaped!' <<<"$out" && fail "a room is called escaped after one of its tasks was graded: $out"
+grep -q '01_threads: 1 graded task passes; [0-9]* of [0-9]* not graded in this run' <<<"$out" || fail "one graded task: $out"
 
 # diff: the solved task differs from its untouched form; task3 does not.
 make --no-print-directory diff TASK=01_threads/task1 | grep -q '^+.*pthread_create' || fail "diff does not show the edit"
