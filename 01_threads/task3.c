@@ -6,12 +6,13 @@
  * counter: that is a race, and it loses updates (the program shows you how
  * many).  It is racy on purpose; you do not have to fix it.
  *
- * Then it is your turn, three times, each the same loop made correct:
- *   TODO 1: with `#pragma omp atomic` on the increment;
- *   TODO 2: with `#pragma omp critical` around the increment;
- *   TODO 3: with a reduction clause, so that there is no shared update at all.
- * Each version is timed against the serial loop.  Look at the speedups: all
- * three are correct, but they are not equally fast.  Why?
+ * Then it is your turn, three times: the same count, made correct in
+ * parallel by three different means that OpenMP offers, one per TODO (the
+ * result lines count_atomic, count_critical and count_reduction).  Each is
+ * timed against the serial loop.  Look at the speedups: all three are
+ * correct, but they are not equally fast.  Why?
+ *
+ * Read first: README.md, "OpenMP: fork-join with pragmas", "Race conditions and three fixes", "Reductions".
  *
  * Build and run by hand, from the room's folder:
  *   gcc -std=c11 -O2 -Wall -Wextra -I../grading -o task3 task3.c -lm -pthread -fopenmp
@@ -58,9 +59,9 @@ static long long count_naive(const int *v, long n)
 
 static long long count_atomic(const int *v, long n)
 {
-    // TODO 1: Copy the serial loop, make it `#pragma omp parallel for`, and
-    //         put `#pragma omp atomic` on the line just above `count++`: the
-    //         hardware then does the load, add and store as one indivisible step.
+    // TODO 1: Count in parallel into the one shared counter, and make each
+    //         update of it a single indivisible step with OpenMP's atomic
+    //         construct, so that no two threads' updates can interleave.
     long long count = 0; /* TODO 1: the parallel loop with omp atomic */
     (void)v;             /* (these two lines only silence */
     (void)n;             /*  "unused" warnings)           */
@@ -69,10 +70,9 @@ static long long count_atomic(const int *v, long n)
 
 static long long count_critical(const int *v, long n)
 {
-    // TODO 2: The same loop, but with `#pragma omp critical` on the line just
-    //         above `count++`: a lock that lets one thread at a time run the
-    //         statement (or block) below it.  It can protect any code, not just
-    //         one update, and it is the most expensive of the three fixes.
+    // TODO 2: The same shared counter, protected this time by a critical
+    //         section: at most one thread at a time may run the protected code.
+    //         Protect as little as is needed for a correct count.
     long long count = 0; /* TODO 2: the parallel loop with omp critical */
     (void)v;
     (void)n;
@@ -81,9 +81,9 @@ static long long count_critical(const int *v, long n)
 
 static long long count_reduction(const int *v, long n)
 {
-    // TODO 3: The same loop with reduction(+:count) on the parallel for and no
-    //         atomic or critical at all: each thread counts into its own
-    //         private copy, and OpenMP adds the copies once at the end.
+    // TODO 3: No shared update inside the loop at all: each thread counts
+    //         into a private copy, and OpenMP combines the copies once at the
+    //         end.  No lock and no atomic step is needed here.
     long long count = 0; /* TODO 3: the parallel loop with a reduction */
     (void)v;
     (void)n;

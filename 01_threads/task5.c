@@ -13,9 +13,14 @@
  * first kind and only up to the number of cores on the second: the program
  * prints why.
  *
- *   TODO 1: queue_push: add an item under the lock and wake one waiting worker.
- *   TODO 2: queue_pop: wait (with a condition variable) while the queue is
- *           empty and still open; then take an item, or report "closed".
+ *   TODO 1: adding to the queue, safely while workers take from it, and
+ *           without leaving a waiting worker asleep;
+ *   TODO 2: taking from the queue: wait as long as there is nothing to take
+ *           but more may still come; then take the oldest waiting entry, or
+ *           report that the queue is finished.
+ * Every result line (io_... and cpu_...) depends on both.
+ *
+ * Read first: README.md, "A work queue: mutex and condition variable", "I/O-bound and CPU-bound work".
  *
  * Build and run by hand, from the room's folder:
  *   gcc -std=c11 -O2 -Wall -Wextra -I../grading -o task5 task5.c -lm -pthread -fopenmp
@@ -45,10 +50,11 @@ typedef struct {
  * waiting for work. */
 static void queue_push(queue_t *q, long item)
 {
-    // TODO 1: Lock q->lock; store the item at q->items[q->tail] and advance
-    //         q->tail; signal q->not_empty (pthread_cond_signal: one waiting
-    //         worker is enough, there is one new item); unlock.
-    (void)q;    /* TODO 1: lock, append, signal, unlock */
+    // TODO 1: Append the new entry at the back of the queue.  The queue's
+    //         fields may change only while its mutex is held, and a worker
+    //         asleep on the condition variable must learn that there is
+    //         work.  How many sleepers need waking for one new entry?
+    (void)q;    /* TODO 1: append, safely */
     (void)item;
 }
 
@@ -57,13 +63,12 @@ static void queue_push(queue_t *q, long item)
  * closed: then it returns 0, which tells the worker to stop. */
 static int queue_pop(queue_t *q, long *item)
 {
-    // TODO 2: Lock q->lock.  WHILE the queue is empty (head == tail) and not
-    //         closed, pthread_cond_wait(&q->not_empty, &q->lock): it unlocks,
-    //         sleeps until signalled and locks again before returning.  (Why
-    //         `while` and not `if`?)  Then, if the queue is still empty, it
-    //         must be closed: unlock and return 0.  Otherwise take
-    //         q->items[q->head], advance q->head, unlock and return 1.
-    (void)q;    /* TODO 2: lock, wait while empty and open, pop or report closed */
+    // TODO 2: Hand out the entry at the front of the queue, sleeping on the
+    //         condition variable (not spinning) while the queue is empty and
+    //         still open.  Return 1 with an entry, or 0 when the queue is both
+    //         empty and closed.  A wakeup does not promise that there is an
+    //         entry, and every way out of this function must release the mutex.
+    (void)q;    /* TODO 2: take the front entry, or report closed */
     (void)item;
     return 0;   /* "closed": for now the workers stop at once */
 }

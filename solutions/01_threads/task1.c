@@ -1,15 +1,18 @@
 /*
  * Room 01, task 1: a parallel map with pthreads.
  *
- * Square every element of an array of 64-bit integers using `threads` POSIX
- * threads.  Each thread gets one contiguous chunk of the index range [0, n).
- * n need not be a multiple of the number of threads, yet the chunks must cover
- * every index exactly once and be as equal as possible: no chunk may be more
- * than one element larger than another.
+ * Square every element of an array of 64-bit integers with several POSIX
+ * threads.  Each thread gets one contiguous chunk of the array.  The length
+ * need not be a multiple of the thread count, yet the chunks must cover every
+ * index exactly once and be as equal as possible: no chunk may be more than
+ * one element larger than another.
  *
- *   TODO 1: the bounds [lo, hi) of thread t's chunk.
- *   TODO 2: start one thread per chunk with pthread_create, then wait for all
- *           of them with pthread_join.
+ *   TODO 1: where each thread's chunk begins and ends (the result lines
+ *           chunk_layout_errors and largest_chunk check it).
+ *   TODO 2: make the threads do their chunks at the same time, and return only
+ *           once every one of them has finished (sum_of_squares, mismatches).
+ *
+ * Read first: README.md, "pthreads: create, join and chunks", "Splitting items into equal chunks".
  *
  * Build and run by hand, from the room's folder:
  *   gcc -std=c11 -O2 -Wall -Wextra -I../grading -o task1 task1.c -lm -pthread -fopenmp
@@ -48,15 +51,17 @@ static void parallel_square(const int64_t *in, int64_t *out, long n, int threads
     pthread_t tid[MAX_THREADS];
 
     for (int t = 0; t < threads; t++) {
-        //@ TODO 1: Compute thread t's chunk [lo, hi) of [0, n).  Chunks must be
-        //@         contiguous, in order (thread 0 first), cover all n indices, and
-        //@         differ in size by at most one element: n / threads is the
-        //@         smallest size, and n % threads chunks need one element more.
-        //@ placeholder: long lo = 0, hi = 0; /* TODO 1: thread t's chunk */
+        //@ TODO 1: Replace the two placeholder bounds with this thread's chunk:
+        //@         the first index it owns and one past its last.  Taken in
+        //@         thread order the chunks must follow each other without gap or
+        //@         overlap, start at index 0, end at the array's end, and no two
+        //@         may differ in size by more than one.  Try your rule by hand on
+        //@         10 items and 4 threads before you type it.
+        //@ placeholder: long lo = 0, hi = 0; /* TODO 1: this thread's chunk */
         //@ placeholder: (void)n;             /* (only silences an "unused" warning) */
         //@ solution {
-        long base = n / threads;  /* every chunk gets at least this many */
-        long extra = n % threads; /* ... and the first `extra` chunks one more */
+        long base = n / threads;  // every chunk gets at least this many ...
+        long extra = n % threads; // ... and the first `extra` chunks one more
         long lo = t * base + (t < extra ? t : extra);
         long hi = lo + base + (t < extra ? 1 : 0);
         //@ }
@@ -66,12 +71,12 @@ static void parallel_square(const int64_t *in, int64_t *out, long n, int threads
         chunk[t].hi = hi;
     }
 
-    //@ TODO 2: Start one thread per chunk: pthread_create(&tid[t], NULL,
-    //@         square_chunk, &chunk[t]) (check its return value: 0 means it
-    //@         worked).  Then, in a second loop, wait for every thread with
-    //@         pthread_join.  Why must the joins not be in the same loop as the
-    //@         creates?
-    //@ placeholder: (void)tid;          /* TODO 2: start the threads, then join them */
+    //@ TODO 2: Square every chunk, each in a thread of its own, with all the
+    //@         threads running at the same time (pthread_create and
+    //@         pthread_join).  When this function returns, every thread must
+    //@         have finished and its output must be visible.  A thread that
+    //@         fails to start must end the program with a message.
+    //@ placeholder: (void)tid;          /* TODO 2: the chunks, squared in parallel */
     //@ placeholder: (void)square_chunk; /* (these two lines only silence "unused" warnings) */
     //@ solution {
     for (int t = 0; t < threads; t++) {

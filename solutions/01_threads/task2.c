@@ -3,16 +3,17 @@
  *
  * Add up 0.001 * i for i = 0, 1, ..., n-1, twice:
  *
- *   TODO 1: with `#pragma omp parallel for` and a reduction clause, the way
- *           you would write it in real code;
- *   TODO 2: by hand, to see what the reduction clause does for you: every
- *           thread adds into its own private partial sum, and the partial sums
- *           are combined into the shared total one thread at a time.
+ *   TODO 1: the way you would write it in real code: one OpenMP loop whose
+ *           threads cannot lose each other's additions (result sum_reduction);
+ *   TODO 2: by hand, to see what OpenMP did for you in TODO 1: the same total,
+ *           without letting OpenMP combine it (result sum_by_hand).
  *
  * The exact answer is 0.001 * n(n-1)/2.  Floating-point addition is not
  * associative, so a parallel sum, which adds in a different order, may differ
  * from the serial one in the last few digits: that is why the results are
  * compared with a small relative tolerance instead of exactly.
+ *
+ * Read first: README.md, "OpenMP: fork-join with pragmas", "Shared and private", "Reductions", "Race conditions and three fixes", "Reductions by hand".
  *
  * Build and run by hand, from the room's folder:
  *   gcc -std=c11 -O2 -Wall -Wextra -I../grading -o task2 task2.c -lm -pthread -fopenmp
@@ -34,10 +35,10 @@ static double sum_serial(long n)
 
 static double sum_reduction(long n)
 {
-    //@ TODO 1: Parallelise the serial loop above with one OpenMP pragma.  The
-    //@         threads all add into `sum`, so tell OpenMP to give every thread a
-    //@         private copy of it and to add the copies up at the end: that is
-    //@         what the clause reduction(+:sum) does.
+    //@ TODO 1: Compute the serial version's total with a team of threads.
+    //@         Every thread adds into the one accumulator, which is a race
+    //@         unless OpenMP knows how the threads' contributions combine: tell
+    //@         it, so that no addition is lost and none is counted twice.
     //@ placeholder: double sum = 0.0; /* TODO 1: replace with the parallel loop */
     //@ placeholder: (void)n;          /* (only silences an "unused" warning) */
     //@ solution {
@@ -51,25 +52,24 @@ static double sum_reduction(long n)
 
 static double sum_by_hand(long n)
 {
-    //@ TODO 2: The same sum without the reduction clause.  Open a parallel
-    //@         region (#pragma omp parallel { ... }).  Inside it, declare a
-    //@         private `double partial = 0.0;` (a variable declared inside the
-    //@         region is private to each thread), share the loop out with
-    //@         `#pragma omp for`, and add into `partial`.  After the loop, each
-    //@         thread adds its partial into the shared `sum`, protected with
-    //@         `#pragma omp atomic` (or `#pragma omp critical`).
+    //@ TODO 2: The same total, but this time you build the reduction
+    //@         yourself: no reduction clause.  Each thread adds up its share of
+    //@         the terms where no other thread can touch it, then contributes
+    //@         that subtotal to the shared result exactly once, in a way that
+    //@         cannot lose another thread's contribution.  How many protected
+    //@         updates does your version make in all?
     //@ placeholder: double sum = 0.0; /* TODO 2: replace with the hand-made reduction */
     //@ placeholder: (void)n;          /* (only silences an "unused" warning) */
     //@ solution {
     double sum = 0.0;
 #pragma omp parallel
     {
-        double partial = 0.0; /* declared inside the region: one per thread */
+        double partial = 0.0; // declared inside the region: one per thread
 #pragma omp for
         for (long i = 0; i < n; i++)
             partial += 0.001 * (double)i;
 #pragma omp atomic
-        sum += partial; /* once per thread, so the cost of atomic hardly matters */
+        sum += partial; // once per thread, so the cost of atomic hardly matters
     }
     //@ }
     return sum;

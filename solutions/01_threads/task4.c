@@ -7,13 +7,15 @@
  * The answers stay the same; only the cost is uneven, as in real programs
  * where some items need many more iterations than others.
  *
- *   TODO 1: the parallel loop over all items with schedule(static): every
- *           thread gets one contiguous block of items, decided in advance.
- *   TODO 2: the same loop with schedule(dynamic): threads take items (or
- *           small chunks of items) one after another as they become free.
+ *   TODO 1: all the items, shared out in advance: every thread gets one
+ *           contiguous block of them (checksum_static, static_threads_used).
+ *   TODO 2: all the items again, but handed out while the loop runs, to
+ *           whichever thread is free next (checksum_dynamic).
  *
  * Both are timed against the serial loop, and the program prints how the work
  * was spread over the threads.  Which schedule wins, and why?
+ *
+ * Read first: README.md, "OpenMP: fork-join with pragmas", "Schedules: sharing out uneven work".
  *
  * Build and run by hand, from the room's folder:
  *   gcc -std=c11 -O2 -Wall -Wextra -I../grading -o task4 task4.c -lm -pthread -fopenmp
@@ -55,8 +57,9 @@ static void do_item(const items_t *d, long i)
 
 static void run_static(const items_t *d)
 {
-    //@ TODO 1: Call do_item(d, i) for every i in [0, d->n) in a loop that
-    //@         OpenMP shares out with schedule(static).
+    //@ TODO 1: Process every item exactly once with a team of threads, the
+    //@         iterations divided into one block per thread before the loop
+    //@         starts.  Name that schedule explicitly, not by default.
     //@ placeholder: (void)d; /* TODO 1: the loop, with schedule(static) */
     //@ solution {
 #pragma omp parallel for schedule(static)
@@ -67,8 +70,9 @@ static void run_static(const items_t *d)
 
 static void run_dynamic(const items_t *d)
 {
-    //@ TODO 2: The same loop with schedule(dynamic).  A chunk size is optional
-    //@         (schedule(dynamic, 4) hands out 4 items at a time): try a few.
+    //@ TODO 2: The same work, but the items go out while the loop runs: a
+    //@         thread that finishes takes the next item not yet taken.  Once it
+    //@         passes, try a few chunk sizes and compare the timings.
     //@ placeholder: (void)d; /* TODO 2: the loop, with schedule(dynamic) */
     //@ solution {
 #pragma omp parallel for schedule(dynamic)
