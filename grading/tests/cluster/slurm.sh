@@ -124,11 +124,16 @@ submit() {
     fi
 }
 
-# The rooms' own job scripts grade the (untouched) tasks: the job runs and every task FAILs.
-submit room01 nonzero 'grading 5 tasks' ': 5 FAIL' -- --cpus-per-task=2 01_threads/job.slurm
-submit room02 nonzero 'grading 5 tasks' ': 5 FAIL' -- --cpus-per-task=2 02_processes/job.slurm
-submit room03 nonzero 'grading 6 tasks' ': 6 FAIL' -- --ntasks=2 --cpus-per-task=1 03_mpi/job.slurm
-submit room05 nonzero 'grading 3 tasks' ': 3 FAIL' -- --ntasks=2 --cpus-per-task=1 05_cuda_mpi/job.slurm
+# The rooms' own job scripts grade the (untouched) tasks: the job runs, and every task is
+# NOT_STARTED (the grader's solution jobs below build and launch the programs).
+room_tasks() { grading/bin/grade --list | grep -c "^ *$1/task"; }
+for job in "room01 01_threads --cpus-per-task=2" "room02 02_processes --cpus-per-task=2" \
+           "room03 03_mpi --ntasks=2 --cpus-per-task=1" "room05 05_cuda_mpi --ntasks=2 --cpus-per-task=1"; do
+    read -r name room flags <<<"$job"
+    n=$(room_tasks "$room")
+    # shellcheck disable=SC2086  # the sbatch flags, split on purpose
+    submit "$name" nonzero "grading $n tasks" ": $n NOT_STARTED" -- $flags "$room/job.slurm"
+done
 # A grading job for the instructor: the solutions graded inside an allocation, where the
 # grader launches the MPI ranks with srun.
 submit solutions 0 'launched by srun' 'every task passes' -- --ntasks=2 \
