@@ -38,7 +38,7 @@ GRADE_FILTER := $(if $(ROOM),--room $(ROOM)) $(if $(TASK),--task $(TASK))
 # V=1: the grader prints every command it runs; GRADESCOPE=path: also Gradescope's results.json.
 GRADE_OPTS := $(if $(filter 1,$(V)),--verbose) $(if $(GRADESCOPE),--gradescope '$(GRADESCOPE)')
 
-.PHONY: all list grade test unit-test check-generated check-solutions check-tasks check-hostile check-sim check-gpu test-cluster test-openmpi check-class check-class-html check-deps check-bench sanitize sanitize-gpu gpu-session \
+.PHONY: all list grade test unit-test check-dictation check-generated check-solutions check-tasks check-hostile check-sim check-gpu test-cluster test-openmpi check-class check-class-html check-deps check-bench sanitize sanitize-gpu gpu-session \
         check-learner-loop stress fuzz check-data-safety \
         pristine generate doctor deps hint reset grade-class progress watch diff bench clean help
 
@@ -73,7 +73,7 @@ grade: $(GRADE)
 test:
 	$(Q)$(DEPS) ensure test
 	$(Q)$(MAKE) --no-print-directory unit-test check-sim check-generated check-solutions check-tasks check-hostile \
-	    check-class check-learner-loop check-data-safety check-deps check-bench check-gpu
+	    check-dictation check-class check-learner-loop check-data-safety check-deps check-bench check-gpu
 	@echo "make test: all checks passed"
 
 unit-test: $(UNIT)
@@ -82,6 +82,11 @@ unit-test: $(UNIT)
 ## check-generated: the committed tasks equal what the generator makes of the committed solutions
 check-generated: $(PRGEN)
 	$(Q)bash grading/check-generated.sh
+
+## check-dictation: the TODOs and first hints write out at most 5% of the solutions' lines and
+##                  name at most 45% of their identifiers (a learner who copies a comment must not pass)
+check-dictation: $(GRADE)
+	$(Q)bash grading/tests/check-dictation.sh
 
 ## pristine: generate every untouched task into build/pristine/ (never touches your files)
 pristine: $(PRGEN)
