@@ -1,22 +1,20 @@
 /*
  * Room 02, task 1: fork, pipes and waitpid.
  *
- * Sum an array of n 64-bit integers with `workers` child processes.  Each
- * child is a copy of this program made by fork(): it sees the whole array (its
- * own copy-on-write copy of it), sums its own contiguous chunk, and sends its
- * partial sum, 8 bytes, back to the parent through a pipe.  The parent reads
- * every pipe, waits for every child (waitpid), checks how each one ended, and
- * adds the partial sums up.
+ * Sum an array of 64-bit integers with several child processes.  Each child
+ * is a copy of this program made by fork(): it sees the whole array (its own
+ * copy-on-write copy of it), adds up its own contiguous chunk, and sends that
+ * sum, 8 bytes, back to the parent through its own pipe.  The parent gathers
+ * the sums, waits for every child, checks how each one ended, and adds up.
  *
- *   TODO 1: read_full(): read exactly len bytes from a pipe, however many
- *           read() calls that takes, and stop early only at end-of-file.
- *   TODO 2: the child's part: sum the chunk, write the partial sum to the
- *           pipe, and end the child with _exit().
- *   TODO 3: the parent's part: read each child's partial sum, close the pipe,
- *           and reap the child with waitpid(), checking its exit status.
+ *   TODO 1: receive a message of known size from a pipe, completely.
+ *   TODO 2: the child's whole life after fork: its sum to the parent, its end.
+ *   TODO 3: the parent's side, once every child runs: gather, then reap.
  *
  * Forking the children, the pipes and the chunks (the same split as room 01's
  * task 1) are written for you.
+ *
+ * Read first: README.md, "fork, exit and wait", "Zombies and orphans", "File descriptors and pipes".
  *
  * Build and run by hand, from the room's folder:
  *   gcc -std=c11 -O2 -Wall -Wextra -I../grading -o task1 task1.c -pthread -lm
@@ -56,13 +54,12 @@ static int write_full(int fd, const void *buf, size_t len)
  * arrived, fewer at end-of-file), or -1 on an error. */
 static ssize_t read_full(int fd, void *buf, size_t len)
 {
-    // TODO 1: Call read(fd, ...) in a loop until `len` bytes have arrived.
-    //         read() may return fewer bytes than asked (a short read): add
-    //         them up and ask again for the rest.  It returns 0 at end-of-file
-    //         (every write end is closed: the writer finished or died): stop
-    //         and return what you have.  It returns -1 on an error: retry if
-    //         errno == EINTR (interrupted by a signal), otherwise return -1.
-    (void)fd;  /* TODO 1: loop over read() until len bytes or end-of-file */
+    // TODO 1: Fill the whole buffer from the descriptor, however the bytes
+    //         trickle in, and report how many came.  What must hold: fewer
+    //         bytes than asked come back only when no writer is left (end-of-
+    //         file); an interrupted call is not an error; a real error gives -1.
+    //         The rules are in the lesson's "File descriptors and pipes".
+    (void)fd;  /* TODO 1: the whole message, or what came before end-of-file */
     (void)buf;
     (void)len;
     return -1; /* "error": nothing is ever read */
@@ -74,13 +71,11 @@ static ssize_t read_full(int fd, void *buf, size_t len)
  * (the rest of the fork loop, the timings...) as a second copy of the parent. */
 static void child_part(const int64_t *a, long lo, long hi, int fd)
 {
-    // TODO 2: Add up a[lo] .. a[hi-1] into an int64_t, send it with
-    //         write_full(fd, &partial, sizeof partial), close fd, and end the
-    //         child with _exit(0), or with _exit(1) if the write failed.
-    //         Why _exit and not exit or return?  exit() would also flush the
-    //         stdio buffers this child inherited from the parent, and so print
-    //         the parent's pending output a second time.
-    (void)a;  /* TODO 2: sum the chunk, write it to fd, _exit */
+    // TODO 2: The child's chunk sum must reach the parent intact, and then
+    //         the child must end right here, telling the parent by its exit
+    //         code whether the sending worked.  Which way to end a child is
+    //         right, and why the others are wrong: "fork, exit and wait".
+    (void)a;  /* TODO 2: the child's work, its message, its end */
     (void)lo;
     (void)hi;
     (void)fd;
@@ -107,13 +102,14 @@ static void print_failure(int w, ssize_t got, int status)
  * partial sum and exited with status 0. */
 static void collect(const pid_t *pid, const int *rfd, int workers, int64_t *total, int *ok)
 {
-    // TODO 3: For every child w: read its partial sum with
-    //         read_full(rfd[w], &partial, sizeof partial), close rfd[w], then
-    //         reap it with waitpid(pid[w], &status, 0).  Count the child as ok
-    //         (and add its partial to *total) only if all 8 bytes arrived AND
-    //         WIFEXITED(status) && WEXITSTATUS(status) == 0.  For a child that
-    //         was not ok, print_failure(w, got, status) says what went wrong.
-    *total = 0; /* TODO 3: read every pipe, reap every child */
+    // TODO 3: Every child, in turn: take in its sum, let go of its pipe,
+    //         reap it and learn how it ended.  A child is good only if its
+    //         whole message came AND it ended normally with the success code;
+    //         only good children's sums count.  For any other, the printing
+    //         helper above says why.  Every child gets reaped, whatever
+    //         happened (result children_unreaped); mind the order of
+    //         receiving and reaping ("File descriptors and pipes").
+    *total = 0; /* TODO 3: every child's sum, every child reaped */
     *ok = 0;
     (void)pid;
     (void)rfd;

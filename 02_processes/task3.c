@@ -21,10 +21,10 @@
  * piece: two workers' replies never mix, and no job number is ever split
  * between two readers (see the README).
  *
- *   TODO 1: the worker's loop: read job numbers until end-of-file, run each
- *           job, write its tagged reply.
- *   TODO 2: the parent: read the replies, store each under its job number,
- *           then reap every worker.
+ *   TODO 1: a worker's life: take job numbers until there are none left.
+ *   TODO 2: the parent's side: every answer in its place, every worker reaped.
+ *
+ * Read first: README.md, "File descriptors and pipes", "Five one-second jobs: a worked example".
  *
  * Build and run by hand, from the room's folder:
  *   gcc -std=c11 -O2 -Wall -Wextra -I../grading -o task3 task3.c -pthread -lm
@@ -118,12 +118,13 @@ static ssize_t read_full(int fd, void *buf, size_t len)
  * write end of the shared reply pipe.  Returning ends the worker. */
 static void worker_loop(const params_t *pp, int req_fd, int rep_fd)
 {
-    // TODO 1: Loop: read one int64_t job number with read_full(req_fd, ...);
-    //         stop when it does not return all 8 bytes (end-of-file: the
-    //         parent has closed the pipe and it is empty).  Run the job with
-    //         run_job(pp, job) and write a reply_t { job, sum } to rep_fd with
-    //         write_full; stop if that fails.
-    (void)pp;      /* TODO 1: read a job number, run it, reply; until end-of-file */
+    // TODO 1: Take one job number at a time from the shared request pipe,
+    //         run that job, and answer with one tagged reply, until the pipe
+    //         says no more will come.  An incomplete message means the end,
+    //         too; so does a reply that cannot be sent.  Why one message per
+    //         call keeps workers from tearing each other's messages apart:
+    //         "File descriptors and pipes", on atomic writes.
+    (void)pp;      /* TODO 1: serve job numbers until there are none left */
     (void)req_fd;
     (void)rep_fd;
 }
@@ -133,14 +134,14 @@ static void worker_loop(const params_t *pp, int req_fd, int rep_fd)
  * got[j] = 1; returns how many replies arrived. */
 static long collect(int rep_fd, const pid_t *pid, int workers, long jobs, int64_t *sums, char *got)
 {
-    // TODO 2: Read reply_t messages with read_full(rep_fd, ...) until it
-    //         does not return a whole reply (end-of-file: every worker has
-    //         finished and closed its end).  Replies come in the order the jobs
-    //         finish, so store each by its tag: sums[rp.job] = rp.sum and
-    //         got[rp.job] = 1 (ignore a tag outside [0, jobs)), and count them.
-    //         Then reap every worker with waitpid(pid[w], &status, 0).
-    //         Return the count.
-    (void)rep_fd; /* TODO 2: read every reply, store it by its tag, reap the workers */
+    // TODO 2: Take in replies until none can come any more (when is that,
+    //         with one reply pipe shared by all?).  Replies arrive in the
+    //         order the jobs finish: each must be stored at the place its tag
+    //         names and marked as received, and a tag out of range must never
+    //         be stored.  Return how many were stored (result jobs_done).
+    //         Then reap every worker (result workers_unreaped), saying so for
+    //         one that did not end cleanly.
+    (void)rep_fd; /* TODO 2: every reply stored by its tag, every worker reaped */
     (void)pid;
     (void)workers;
     (void)jobs;

@@ -2,21 +2,19 @@
  * Room 02, task 4: shared memory between processes.
  *
  * For each of n numbers, count the steps of its Collatz sequence (x -> x/2 if
- * x is even, 3x+1 if odd, until x = 1), with `workers` child processes.  This
+ * x is even, 3x+1 if odd, until x = 1), with several child processes.  This
  * time the children do not send their results through pipes: they write them
- * straight into memory that the parent sees too, one region made with
+ * straight into one region of memory that the parent sees too, made before
+ * the fork.  It holds the output array, where each child fills its own chunk
+ * (no two children ever write the same element: no locking needed), and a
+ * running sum of all the step counts, which every child adds to, block by
+ * block: those updates of one shared variable need a lock that works between
+ * processes, a POSIX semaphore living in the region itself.
  *
- *     mmap(..., MAP_SHARED | MAP_ANONYMOUS, ...)     before the fork
+ *   TODO 1: a region the children and the parent really share, with its lock.
+ *   TODO 2: one block's contribution to the running sum, never lost.
  *
- * It holds the output array, where each child fills its own chunk (no two
- * children ever write the same element: no locking needed), and a running
- * total of all the step counts, which every child adds to, block by block:
- * those updates of one shared variable need a lock.  Processes have no
- * pthread mutex between them by default, so the lock is a process-shared
- * POSIX semaphore, sem_init(&sem, 1, 1), living in the shared region itself.
- *
- *   TODO 1: create the shared region and its semaphore.
- *   TODO 2: add a block's partial sum to the shared total, under the semaphore.
+ * Read first: README.md, "What fork copies: copy-on-write", "Shared memory: mmap and a process-shared semaphore".
  *
  * The untouched program shows the copy-on-write lesson by itself: its region is
  * private (MAP_PRIVATE), so every child writes into its own copy, and the
@@ -69,15 +67,15 @@ static shared_t *map_private(size_t bytes)
  * the parent and every child forked afterwards share, with sh->lock ready. */
 static shared_t *create_shared(size_t bytes)
 {
-    // TODO 1: This region is private: after fork, each child writes into its
-    //         own copy (copy-on-write) and the parent never sees it.  Create
-    //         it with mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-    //         MAP_SHARED | MAP_ANONYMOUS, -1, 0) instead (check for
-    //         MAP_FAILED), and initialise the semaphore with
-    //         sem_init(&sh->lock, 1, 1): pshared = 1 (shared between
-    //         processes), value 1 (the lock starts free).
-    shared_t *sh = map_private(bytes); /* TODO 1: a SHARED mapping */
-    sem_init(&sh->lock, 0, 1);        /* TODO 1: a PROCESS-shared semaphore */
+    // TODO 1: As it stands, each child writes into its own copy of the
+    //         region and the parent sees zeros (run it and see).  Make a
+    //         region of the requested size that every process forked later
+    //         shares with the parent, and ready its semaphore as a lock, free
+    //         at the start, valid between processes.  A failure of either
+    //         step ends the program with a message.  The lesson's "Shared
+    //         memory: mmap and a process-shared semaphore" shows how.
+    shared_t *sh = map_private(bytes); /* TODO 1: not yet a region the parent sees */
+    sem_init(&sh->lock, 0, 1);        /* TODO 1: not yet a lock between processes */
     return sh;
 }
 
@@ -85,13 +83,14 @@ static shared_t *create_shared(size_t bytes)
  * once per block, so children really do arrive here at the same time. */
 static void add_to_total(shared_t *sh, int64_t partial)
 {
-    // TODO 2: `sh->total += partial` is a load, an add and a store: two
-    //         processes doing it at once can lose an update, exactly like two
-    //         threads (room 01).  Take the lock with sem_wait(&sh->lock)
-    //         (retry while it fails with errno == EINTR), add partial to
-    //         sh->total, count the update in sh->updates, and release the
-    //         lock with sem_post(&sh->lock).
-    (void)sh;      /* TODO 2: sem_wait; total += partial; updates++; sem_post */
+    // TODO 2: Add the block's sum to the shared running sum and count the
+    //         update, so that no update is ever lost when children arrive at
+    //         once (the results and the check "updates of the total" depend
+    //         on it): the read-add-write must happen under the region's lock,
+    //         taken and given back around it.  Taking it can be interrupted
+    //         by a signal: that is no error, try again; a real error ends the
+    //         child with a failure.
+    (void)sh;      /* TODO 2: the block's sum into the shared sum, under the lock */
     (void)partial;
 }
 

@@ -35,7 +35,10 @@ grade_room01() { # grade_room01 TASKS_FROM JSON: the real grader's report of roo
 mkdir -p "$students/alice" "$students/bob" "$students/carol" "$students/dave" "$students/erin" \
          "$students/frank" "$students/$hostile"
 grade_room01 solutions "$students/alice/grade-report.json"            # (a) every task PASS
-grade_room01 build/pristine "$students/bob/grade-report.json"         # (b) untouched: every task FAIL
+# (b) every task started (a line added to the untouched file) and none done: every task FAIL
+mkdir -p "$out/started/01_threads"
+for f in build/pristine/01_threads/task*; do { cat "$f"; echo "/* started */"; } > "$out/started/01_threads/${f##*/}"; done
+grade_room01 "$out/started" "$students/bob/grade-report.json"
 echo "empty submission" > "$students/carol/error.txt"                 # (c) the driver's reason
 printf '{"schema": "parallel-rooms/grade-report/1", "tasks": [ {"id": ' \
     > "$students/dave/grade-report.json"                               # (d) cut short: not JSON

@@ -65,7 +65,7 @@ for id in $ids; do
             lines++
             line = $0
             gsub(/"([^"\\]|\\.)*"/, "\"\"", line)   # string literals hold no names
-            sub(/\/\/.*/, "", line)                  # nor do comments
+            gsub(/\/\*.*\*\//, "", line); sub(/\/\/.*/, "", line)   # nor do comments
             flat = line; gsub(/[ \t]/, "", flat); sub(/^\}/, "", flat); sub(/[;{]+$/, "", flat)
             if (length(flat) >= 6 && index(squeezed(), flat)) written++
             s = line

@@ -9,9 +9,9 @@
  *   h = pool_apply_async(pool, f, x); ...; pool_get(pool, h)
  *                                  one call, started now, collected later
  *
- * Every worker has two pipes: requests go down one ("run function fn on these
- * arguments; this is job number id"), replies come back up the other ("job id
- * gave this value").  The parent hands a job to whichever worker is free,
+ * Every worker has two pipes: requests go down one ("run function 1 on these
+ * arguments; this is job 17"), replies come back up the other ("job 17 gave
+ * 42").  The parent hands a job to whichever worker is free,
  * watches all reply pipes at once with poll(), and stores each reply under the
  * job number it carries, so results land in input order whatever order they
  * arrive in.
@@ -23,9 +23,11 @@
  * tells it that SIGSEGV ended the worker, reports that one item as failed,
  * starts a replacement worker, and finishes everything else.
  *
- *   TODO 1: the worker's loop: read a request, compute, write the reply.
- *   TODO 2: store a reply in the job it names (its tag), not in arrival order.
- *   TODO 3: after a worker died: reap it, note how it ended, replace it.
+ *   TODO 1: a worker's whole life: serve requests until the pool closes.
+ *   TODO 2: a reply lands where it belongs, or the pool refuses it.
+ *   TODO 3: a worker died: the pool learns how, and carries on at full strength.
+ *
+ * Read first: README.md, "Isolation, concretely", "File descriptors and pipes", "A process pool: map, starmap, apply_async".
  *
  * Build and run by hand, from the room's folder:
  *   gcc -std=c11 -O2 -Wall -Wextra -I../grading -o task2 task2.c -pthread -lm
@@ -202,12 +204,14 @@ static void die(const char *what)
  * (the parent closed it: no more work), then return, which ends the worker. */
 static void worker_main(int req_fd, int rep_fd)
 {
-    //@ TODO 1: Loop: read one request_t with read_full(req_fd, &rq, sizeof rq);
-    //@         stop when it returns anything but sizeof rq (end-of-file: the
-    //@         pool is closing).  Compute call(rq.fn, rq.a, rq.b), and send back
-    //@         a reply_t tagged with the request's id using write_full(rep_fd,
-    //@         ...); stop if that fails (the parent is gone).
-    //@ placeholder: (void)req_fd; /* TODO 1: read a request, compute, write the reply; repeat */
+    //@ TODO 1: Serve requests one at a time, each answered by exactly one
+    //@         reply that carries the request's job number back (its tag) and
+    //@         the function's value, until the parent closes the request pipe
+    //@         (then return: the caller ends the process).  If a reply cannot
+    //@         be sent, the parent is gone: stop as well.  The message types and
+    //@         the function table are above; see "A process pool: map,
+    //@         starmap, apply_async".
+    //@ placeholder: (void)req_fd; /* TODO 1: serve requests until the pool closes */
     //@ placeholder: (void)rep_fd;
     //@ placeholder: (void)call;   /* (only silences an "unused" warning) */
     //@ solution {
@@ -261,12 +265,13 @@ static void spawn_worker(pool_t *p, int s)
 /* A reply arrived from worker s (the worker in p->w[s]); rp is the reply. */
 static void store_reply(pool_t *p, int s, const reply_t *rp)
 {
-    //@ TODO 2: The reply is tagged: rp->id is the job it answers.  It must be
-    //@         the job this worker was given (p->w[s].job); if not, say so on
-    //@         stderr and exit(1).  Store rp->value in that job,
-    //@         p->jobs[rp->id].value, and mark it JOB_DONE.  (The pool marks
-    //@         the worker idle after this; you need not.)
-    //@ placeholder: (void)p;  /* TODO 2: store the value in the job the reply names */
+    //@ TODO 2: A reply belongs in the job its tag names, never in the order
+    //@         replies arrive (the map's checksum depends on it).  It must also
+    //@         answer the job this worker was given: any other tag is a protocol
+    //@         error the pool cannot repair, so report it on the error stream
+    //@         and end the program with a failure.  Afterwards the job is
+    //@         finished, with its value (the pool marks the worker idle itself).
+    //@ placeholder: (void)p;  /* TODO 2: the reply into the job it names */
     //@ placeholder: (void)s;
     //@ placeholder: (void)rp;
     //@ solution {
@@ -296,13 +301,14 @@ static void on_worker_died(pool_t *p, int s)
     job->signal = 0;
     job->exit_code = -1;
 
-    //@ TODO 3: Reap the dead worker: waitpid(pid, &status, 0) (it is dead, so
-    //@         this returns at once).  Record how it ended in the job: if
-    //@         WIFSIGNALED(status), job->signal = WTERMSIG(status); else if
-    //@         WIFEXITED(status), job->exit_code = WEXITSTATUS(status).  Then
-    //@         start a replacement in the same slot with spawn_worker(p, s),
-    //@         and count it in p->restarts.
-    //@ placeholder: (void)pid; /* TODO 3: reap it, record how it ended, replace it */
+    //@ TODO 3: The job is marked failed already; the worker is dead but not
+    //@         yet reaped.  Reap it (an interrupted wait is retried), and record
+    //@         in the job how it ended: killed by a signal, or exited with a
+    //@         code (the job's fields say where each goes; the result
+    //@         map_failed_how is made from them).  Then the slot gets a fresh
+    //@         worker, counted as a restart (result workers_restarted).  See
+    //@         "fork, exit and wait" and "Isolation, concretely".
+    //@ placeholder: (void)pid; /* TODO 3: the dead worker: reaped, its end recorded, replaced */
     //@ solution {
     int status = 0;
     pid_t r;

@@ -4,9 +4,9 @@
  * `tasks` tiny tasks (each computes one byte from its number, a few hundred
  * nanoseconds of work) are run three ways, at most `workers` at a time:
  *
- *   1. a new thread per task:   pthread_create + pthread_join
- *   2. a new process per task:  fork + waitpid; the child hands its byte back
- *                               as its exit status (0..255: just enough)
+ *   1. a new thread per task, started and then joined
+ *   2. a new process per task, started and then reaped; the child hands its
+ *      byte back as its exit code (0..255: just enough)
  *   3. one process that is already running, fed through a pipe: one
  *      request and one reply per task (what a pool pays per task)
  *
@@ -19,9 +19,10 @@
  * crashed would end the whole program, every thread in it: that side is only
  * described, not shown.)
  *
- *   TODO 1: run the tasks on threads: create up to `workers`, join them all.
- *   TODO 2: run the tasks on processes: fork up to `workers`, each child
- *           _exit()s with its task's byte; waitpid them all and collect.
+ *   TODO 1: one group of tasks on new threads, all finished before the next.
+ *   TODO 2: one group of tasks on new processes, their bytes collected.
+ *
+ * Read first: README.md, "fork, exit and wait", "Threads or processes: when each wins".
  *
  * Build and run by hand, from the room's folder:
  *   gcc -std=c11 -O2 -Wall -Wextra -I../grading -o task5 task5.c -pthread -lm
@@ -78,11 +79,13 @@ static void run_threads(const batch_t *b)
     slot_t slot[MAX_WORKERS];
     for (long first = 0; first < b->tasks; first += b->workers) {
         long m = b->tasks - first < b->workers ? b->tasks - first : b->workers;
-        //@ TODO 1: Tasks first .. first+m-1, one thread each: for k in [0, m),
-        //@         fill slot[k] = (slot_t){ b, first + k } and start
-        //@         pthread_create(&tid[k], NULL, thread_body, &slot[k]) (on
-        //@         failure: print strerror(err) and exit(1)).  Then join all m.
-        //@ placeholder: (void)m;   /* TODO 1: create m threads, then join them */
+        //@ TODO 1: This group's tasks, one new thread each, running side by
+        //@         side, and every one of them finished before the next group
+        //@         starts.  Each thread needs its own argument that stays valid
+        //@         while it runs (the arrays above are for that).  A thread
+        //@         that cannot be started ends the program with the reason.
+        //@         Room 01 taught the calls.
+        //@ placeholder: (void)m;   /* TODO 1: this group on new threads, all finished */
         //@ placeholder: (void)tid;
         //@ placeholder: (void)slot;
         //@ placeholder: (void)thread_body;
@@ -109,14 +112,14 @@ static void run_processes(const batch_t *b)
     fflush(stdout); /* nothing pending may be copied into the children */
     for (long first = 0; first < b->tasks; first += b->workers) {
         long m = b->tasks - first < b->workers ? b->tasks - first : b->workers;
-        //@ TODO 2: Tasks first .. first+m-1, one child each: for k in [0, m),
-        //@         pid[k] = fork() (on failure: perror and exit(1)); in the child
-        //@         (pid 0) do nothing but _exit(tiny_task(b->seed, first + k)).
-        //@         A child that went on instead would run the parent's loop and
-        //@         fork children of its own.  Then, in the parent, waitpid(pid[k],
-        //@         &status, 0) for every k, and if WIFEXITED(status), store
-        //@         WEXITSTATUS(status) in b->result[first + k].
-        //@ placeholder: (void)m;  /* TODO 2: fork m children, then reap them and store their bytes */
+        //@ TODO 2: This group's tasks, one new child process each, running
+        //@         side by side.  A child does its task and nothing else: its
+        //@         byte travels back as its exit code, and it must never run on
+        //@         into the parent's code.  Then the parent reaps every child of
+        //@         the group and keeps a byte only from a child that ended
+        //@         normally (a task whose byte never came stays missing).  A
+        //@         failed fork ends the program.  See "fork, exit and wait".
+        //@ placeholder: (void)m;  /* TODO 2: this group on new processes, reaped, bytes kept */
         //@ placeholder: (void)pid;
         //@ solution {
         for (long k = 0; k < m; k++) {
