@@ -1,17 +1,18 @@
 /*
  * Room 04, task 1: the first kernel.
  *
- * Solve n equations a*x + b = 0 (x = -b/a; a is never 0), once on the CPU and
- * once on the GPU, one thread per equation:
+ * Solve n linear equations, one unknown each (the coefficient of the unknown
+ * is never 0), once on the CPU and once on the GPU, one thread per equation:
  *
- *   TODO 1: the kernel body: which equation is this thread's, and a bounds
- *           check (the last block usually has threads left over) -- or a
- *           grid-stride loop, which also works with any grid size;
- *   TODO 2: the launch configuration and the launch: how many blocks of tpb
- *           threads cover n equations?
+ *   TODO 1: the kernel body: each thread finds its own equation and solves it;
+ *           threads that have no equation must touch nothing;
+ *   TODO 2: the launch: enough threads, in blocks of the requested size, that
+ *           every equation gets one, whatever the number of equations.
+ *
+ * Read first: README.md, "The CUDA model: grid, blocks, threads, warps", "Memory: host and device", "Checking errors".
  *
  * Both sides divide in IEEE single precision, which rounds correctly on the
- * CPU and the GPU alike, so every x must match exactly.
+ * CPU and the GPU alike, so every solution must match the CPU's exactly.
  *
  * Build and run by hand, from the room's folder:
  *   on a GPU:  nvcc -O2 -arch=native -I../grading -o task1 task1.cu
@@ -37,17 +38,20 @@
 /* x[i] = -b[i] / a[i] for every i < n. */
 __global__ void solve_kernel(const float *a, const float *b, float *x, long n)
 {
-    // TODO 1: This thread's equation is i = blockIdx.x * blockDim.x + threadIdx.x
-    //         (compute it as a long: (long)blockIdx.x * blockDim.x + threadIdx.x).
-    //         Threads with i >= n must do nothing.  Otherwise x[i] = -b[i] / a[i].
+    // TODO 1: Give every thread of the grid its own equation, numbered from its
+    //         position in the grid, so that the threads together cover them all,
+    //         each exactly once.  Threads whose number is not an equation (the
+    //         last block usually has some) must not read or write anything.
+    //         The number can exceed what an int holds for large launches.
+    //         Both result lines (wrong, sum_x) depend on this and on TODO 2.
     (void)a; (void)b; (void)x; (void)n; /* TODO 1: the kernel body */
 }
 
 static void solve_launch(const float *a, const float *b, float *x, long n, int tpb)
 {
-    // TODO 2: Launch solve_kernel with tpb threads per block and enough blocks
-    //         to cover all n equations: blocks = (n + tpb - 1) / tpb (rounded up).
-    //         Syntax: solve_kernel<<<blocks, tpb>>>(a, b, x, n);
+    // TODO 2: Launch the kernel above with the requested block size and just
+    //         enough blocks that no equation is left without a thread, also when
+    //         the count is not a multiple of the block size (the grader's are not).
     (void)a; (void)b; (void)x; (void)n; (void)tpb; /* TODO 2: launch */
     CHECK(cudaGetLastError()); /* a bad launch configuration shows up here */
 }

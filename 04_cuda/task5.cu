@@ -1,18 +1,21 @@
 /*
  * Room 04, task 5: one step of stochastic gradient descent on the GPU.
  *
- * A linear model predicts y from d features: pred_i = X_i . w + bias.  One
- * step of gradient descent on the mean squared error
- *     loss = (1/n) * sum_i r_i^2,        r_i = pred_i - y_i
- * computes the gradient
- *     dloss/dw_j = (2/n) * sum_i r_i * X_ij,     dloss/dbias = (2/n) * sum_i r_i
- * and moves every parameter against it: w_j -= lr * dloss/dw_j.
+ * A linear model predicts a target from d features: the prediction is the
+ * features' dot product with the weights, plus a bias.  One step of gradient
+ * descent on the mean squared error over n samples (residual = prediction -
+ * target; loss = mean of the squared residuals) computes the gradient
+ *     of each weight:  (2/n) * sum over the samples of residual * that feature
+ *     of the bias:     (2/n) * sum over the samples of residual
+ * and moves every parameter against it, by the learning rate (0.1) times it.
  *
- * The forward kernel (one thread per sample computes r_i) is given.
- *   TODO 1: the gradient kernel: one thread per sample adds its terms into
- *           grad[0..d-1] (the w's), grad[d] (the bias) and grad[d+1] (the
- *           sum of r_i^2, for the loss) with atomicAdd;
+ * The forward kernel (one thread per sample computes its residual) is given.
+ *   TODO 1: the gradient kernel: one thread per sample adds its share of
+ *           every sum (and of the sum of squared residuals, for the loss) into
+ *           the gradient array, safely although all threads add at once;
  *   TODO 2: the update kernel: one thread per parameter.
+ *
+ * Read first: README.md, "One step of SGD on a linear model", "Reductions: shared memory and atomics".
  *
  * The gradient is accumulated in double (atomicAdd on doubles), but the
  * residuals are floats and atomics add in whatever order the threads arrive,
@@ -58,18 +61,21 @@ __global__ void forward_kernel(const float *X, const float *y, const float *w, f
  * grad[] was zeroed before the launch.  (The 2/n comes in the update.) */
 __global__ void gradient_kernel(const float *X, const float *r, double *grad, long n, int d)
 {
-    // TODO 1: i = blockIdx.x * blockDim.x + threadIdx.x (as a long); if i < n,
-    //         atomicAdd(&grad[j], (double)(r[i] * X[i * d + j])) for every j < d,
-    //         then atomicAdd(&grad[d], (double)r[i]) and
-    //         atomicAdd(&grad[d + 1], (double)r[i] * r[i]).
+    // TODO 1: Each sample's thread adds its terms of the sums described in the
+    //         comment above into the gradient array, in double precision, with
+    //         no update lost although every thread adds into the same few
+    //         entries.  Threads without a sample add nothing.  The loss line
+    //         depends on the last entry, the others on the rest.
     (void)X; (void)r; (void)grad; (void)n; (void)d; /* TODO 1 */
 }
 
 /* w[j] -= lr * (2/n) * grad[j] for the d + 1 parameters (bias included). */
 __global__ void update_kernel(float *w, const double *grad, int d, float lr, long n)
 {
-    // TODO 2: j = blockIdx.x * blockDim.x + threadIdx.x; if j <= d (d weights
-    //         and the bias), w[j] = (float)(w[j] - lr * (2.0 / n) * grad[j]).
+    // TODO 2: Each parameter's thread (the weights and the bias: the launch
+    //         below has more threads than parameters) takes one gradient
+    //         descent step, as the comment above and the CPU version below say.
+    //         Result lines bias and w_weighted_sum.
     (void)w; (void)grad; (void)d; (void)lr; (void)n; /* TODO 2 */
 }
 

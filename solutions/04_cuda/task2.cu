@@ -1,18 +1,14 @@
 /*
  * Room 04, task 2: a parallel sum with shared memory.
  *
- * Add up n bytes (values 0..255, kept as unsigned ints).  Each block of tpb
- * threads adds up its tpb values in shared memory with a tree reduction,
+ * Add up n bytes (values 0..255, kept as unsigned ints) on the GPU.  Each
+ * block first adds up its own values in shared memory; then the blocks' sums
+ * are combined into one total in GPU memory:
  *
- *     step 1 (s = 4):  p0+=p4  p1+=p5  p2+=p6  p3+=p7      (tpb = 8 shown)
- *     step 2 (s = 2):  p0+=p2  p1+=p3
- *     step 3 (s = 1):  p0+=p1               -> p0 is the block's sum
+ *   TODO 1: reduce the block's values in shared memory to their sum;
+ *   TODO 2: add each block's sum into the total, once per block.
  *
- * with __syncthreads() between the steps, and then one thread per block adds
- * the block's sum into the total with atomicAdd.
- *
- *   TODO 1: the tree reduction in shared memory;
- *   TODO 2: thread 0 of each block adds the block's sum into *total.
+ * Read first: README.md, "Blocks, SMs and shared memory", "Reductions: shared memory and atomics".
  *
  * Integers add exactly in any order, so the GPU's total must equal the CPU's.
  *
@@ -46,10 +42,12 @@ __global__ void sum_kernel(const unsigned *x, long n, unsigned long long *total)
     part[t] = i < n ? x[i] : 0u; /* threads past the end add 0 */
     __syncthreads();             /* every part[] written before anyone reads */
 
-    //@ TODO 1: The tree: for s = blockDim.x / 2, blockDim.x / 4, ..., 1, the
-    //@         threads t < s add part[t + s] into part[t].  Every thread (not
-    //@         only t < s) must reach a __syncthreads() after each step, before
-    //@         the next step reads what this one wrote.
+    //@ TODO 1: Reduce the block's values, now in shared memory, to their sum,
+    //@         in place, with the tree reduction of the lesson, so that the first
+    //@         entry ends up holding the whole block's sum.  Must hold: no thread
+    //@         reads an entry before the thread that writes it has written it, and
+    //@         every thread of the block reaches every barrier.  The block size is
+    //@         a power of two (main refuses anything else).
     //@ placeholder: /* TODO 1: the tree reduction */
     //@ solution {
     for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
@@ -59,9 +57,10 @@ __global__ void sum_kernel(const unsigned *x, long n, unsigned long long *total)
     }
     //@ }
 
-    //@ TODO 2: Now part[0] holds the block's sum.  Thread 0 alone adds it into
-    //@         *total with atomicAdd(total, (unsigned long long)part[0]): blocks
-    //@         run at the same time, so a plain += would lose updates.
+    //@ TODO 2: Add the block's sum into the grand total in GPU memory (zeroed
+    //@         before the launch), exactly once per block, so that no update is
+    //@         lost although many blocks do this at the same time.  The result
+    //@         line (sum) depends on both holes.
     //@ placeholder: (void)total; /* TODO 2: add the block's sum into *total */
     //@ solution {
     if (t == 0)

@@ -1,11 +1,13 @@
 /*
  * Room 04, task 4: timing a GPU honestly, and when the GPU starts to win.
  *
- * The row sums of a rows x cols matrix (100000 x 10 by default):
+ * The row sums of a matrix (100000 rows of 10 by default):
  *
- *   TODO 1: the kernel: one thread per row adds up that row's cols values;
- *   TODO 2: time the kernel RIGHTLY with CUDA events: record an event before
- *           and after the launch, wait for the second, read the time between.
+ *   TODO 1: the kernel: one thread per row adds up that row;
+ *   TODO 2: time the kernel RIGHTLY, on the GPU's own clock (CUDA events), so
+ *           that the time covers the kernel's work and nothing but it.
+ *
+ * Read first: README.md, "Timing a GPU honestly", "Moving data: why transfers can eat the gain".
  *
  * The program also times it WRONGLY, with a host clock stopped straight after
  * the launch: a launch only queues the kernel and returns, so that clock
@@ -42,9 +44,10 @@
 /* sums[r] = M[r][0] + ... + M[r][cols-1]; M is row-major. */
 __global__ void rowsum_kernel(const float *M, float *sums, long rows, int cols)
 {
-    //@ TODO 1: r = blockIdx.x * blockDim.x + threadIdx.x (as a long) is this
-    //@         thread's row; if r < rows, add up M[r * cols + c] for
-    //@         c = 0..cols-1 and store the total in sums[r].
+    //@ TODO 1: What the CPU version below does for one row, done by one thread
+    //@         for its own row; threads without a row do nothing.  The sums must
+    //@         equal the CPU's exactly (add in the same order).  Result lines
+    //@         wrong and total.
     //@ placeholder: (void)M; (void)sums; (void)rows; (void)cols; /* TODO 1 */
     //@ solution {
     long r = (long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -67,11 +70,12 @@ static void rowsum_launch(const float *M, float *sums, long rows, int cols)
 static double time_right(const float *dM, float *dsums, long rows, int cols)
 {
     float ms = 0;
-    //@ TODO 2: Create two events (cudaEventCreate), record the first
-    //@         (cudaEventRecord), call rowsum_launch, record the second, wait for
-    //@         it (cudaEventSynchronize), and read the milliseconds between them
-    //@         with cudaEventElapsedTime(&ms, start, stop).  Destroy both events.
-    //@         Wrap every call in CHECK(...).
+    //@ TODO 2: Time one launch (use the launch helper above) with CUDA events,
+    //@         as "Timing a GPU honestly" teaches, leaving the milliseconds in ms.
+    //@         Must hold: the time covers the whole kernel and nothing of what the
+    //@         host does before or after; the value is read only once the GPU has
+    //@         got there; every CUDA call is checked; nothing is leaked.  Not
+    //@         graded (times vary), but the "timed rightly" line depends on it.
     //@ placeholder: (void)dM; (void)dsums; (void)rows; (void)cols; /* TODO 2 */
     //@ solution {
     cudaEvent_t start, stop;
