@@ -1,12 +1,12 @@
 /*
  * Room 05, task 3: an allreduce of a GPU buffer, three ways.
  *
- * Every rank has a vector of m doubles on its GPU -- think of the gradients of
+ * Every rank has a vector of doubles on its GPU -- think of the gradients of
  * a model (room 06) -- and every rank needs the element-wise sum over all
  * ranks, on its GPU, in a second buffer.  Three ways to get it:
  *
  *   staged:      GPU -> pinned host buffer -> MPI_Allreduce on the host ->
- *                back to the GPU.  Two extra copies of m doubles, but any MPI.
+ *                back to the GPU.  Two extra copies of the vector, but any MPI.
  *   CUDA-aware:  MPI_Allreduce handed the device pointer.  MPI moves the data
  *                (and may still stage internally, in pipelined chunks).  Only
  *                with a CUDA-aware MPI.
@@ -22,11 +22,13 @@
  *
  *   TODO 1: the staged allreduce.
  *
+ * Read first: README.md, "Host staging: the portable way", "Task 3: an allreduce of GPU buffers, three ways".
+ *
  * Build and run by hand, from the room's folder:
  *   on a GPU:  nvcc -ccbin mpicxx -O2 -arch=native -I../grading -o task3 task3.cu -lnccl
  *              (-lnccl wherever NCCL is installed; without NCCL leave it out: NCCL says SKIP)
  *   anywhere:  ../grading/simcc -ccbin mpicxx -O2 -I../grading -o task3 task3.cu
- *   mpiexec -n 2 ./task3 m=16777216
+ *   mpiexec -n 2 ./task3          (the default size: 4194304 doubles, 32 MB)
  * Grade it from the top folder:  make grade TASK=05_cuda_mpi/task3
  */
 #define PR_MPI
@@ -69,11 +71,14 @@ __global__ void fill(double *x, long m, int rank)
  * doubles on the GPU), through the pinned host buffer host (room for m doubles). */
 static void allreduce_staged(const double *in, double *out, double *host, long m)
 {
-    // TODO 1: Three steps: cudaMemcpy in -> host (cudaMemcpyDeviceToHost);
-    //         MPI_Allreduce in place on the host buffer (MPI_IN_PLACE as the
-    //         send buffer, host as the receive buffer, m MPI_DOUBLEs, MPI_SUM);
-    //         cudaMemcpy host -> out.  Wrap the copies in CHECK().
-    (void)in, (void)out, (void)host, (void)m; /* TODO 1: copy down, MPI_Allreduce, copy up */
+    // TODO 1: When this function returns, the result vector on the GPU must
+    //         hold, on every rank, the element-wise sum over all ranks of
+    //         their input vectors; the input is left as it was.  Stage it
+    //         through the pinned host buffer: MPI only ever sees host memory,
+    //         and one collective call does all the sums (it can work in place,
+    //         so no second host buffer is needed).
+    //         README: "Host staging: the portable way".
+    (void)in, (void)out, (void)host, (void)m; /* TODO 1: the sum over all ranks into the result vector, staged */
 }
 
 /* ---- no need to change below ---- */

@@ -3,28 +3,28 @@
  *
  * Rank 0 holds n numbers (values 0..255).  It scatters them in uneven blocks
  * (room 03, task 3), every rank adds up its block with a kernel on its GPU
- * (room 04, task 2), and the partial sums are reduced to rank 0:
+ * (room 04, task 2), and the block sums are added up on rank 0:
  *
- *   rank 0: x[0..n) --MPI_Scatterv--> block on every rank --> GPU kernel
- *           --> partial sum --MPI_Reduce--> total on rank 0
+ *   rank 0: x[0..n) --MPI_Scatterv--> a block on every rank --> GPU kernel
+ *           --> the block's sum --MPI_Reduce--> the sum of all n on rank 0
  *
  * MPI moves bytes between the ranks; the GPU holds the numbers.  Two ways to
  * hand one to the other:
  *
- *   staged:      MPI works on pinned host buffers; cudaMemcpy moves the data
+ *   staged:      MPI works on pinned host buffers; copies move the data
  *                between them and the GPU.  Works with every MPI.
  *   CUDA-aware:  MPI is handed the device pointers themselves and moves the
  *                data itself (GPUDirect where the hardware allows).  Only with
  *                an MPI built for it: pr_mpi_cuda_aware() asks the library.
  *
- *   TODO 1: the staged scatter: MPI_Scatterv into the pinned host buffer,
- *           then a copy to the GPU;
- *   TODO 2: the staged reduce: the partial sum from the GPU to the host,
- *           then MPI_Reduce.
+ *   TODO 1: the staged scatter: each rank's block ends up in its GPU buffer;
+ *   TODO 2: the staged reduce: rank 0 gets the sum of every rank's block sum.
+ *
+ * Read first: README.md, "Two worlds: MPI moves bytes, the GPU holds the numbers", "Pageable and pinned host memory", "Host staging: the portable way", "Task 1: scatter, sum on the GPUs, reduce".
  *
  * The CUDA-aware path is written out below, to read and compare: where the
  * MPI is CUDA-aware the program runs both and checks that they agree.
- * Integers add exactly in any order: the total must equal rank 0's own sum.
+ * Integers add exactly in any order: the result must equal rank 0's own sum.
  *
  * Build and run by hand, from the room's folder:
  *   on a GPU:  nvcc -ccbin mpicxx -O2 -arch=native -I../grading -o task1 task1.cu
@@ -102,12 +102,14 @@ static unsigned long long staged_sum(const buffers *b)
     unsigned long long partial = 0, total = 0;
     CHECK(cudaMemset(b->dev_block, 0, (size_t)b->count * sizeof *b->dev_block));
 
-    //@ TODO 1: Scatter rank 0's b->host_all into every rank's pinned
-    //@         b->host_block: one MPI_Scatterv (counts b->counts, displacements
-    //@         b->displs, type MPI_UNSIGNED, root 0; every rank calls it).  Then
-    //@         copy the block to the GPU: cudaMemcpy(b->dev_block, b->host_block,
-    //@         b->count * sizeof(unsigned), cudaMemcpyHostToDevice), in CHECK().
-    //@ placeholder: /* TODO 1: MPI_Scatterv to b->host_block, then cudaMemcpy to b->dev_block */
+    //@ TODO 1: Stage the scatter.  Rank 0's n numbers wait in pinned host
+    //@         memory.  When this hole is done, every rank's own share of the
+    //@         uneven split (the struct already describes every rank's share)
+    //@         must sit in the GPU buffer that the kernel below reads.  Only
+    //@         host memory may be handed to MPI here, and every rank takes part
+    //@         in the collective, rank 0 included.
+    //@         README: "Host staging: the portable way".
+    //@ placeholder: /* TODO 1: this rank's share of the numbers into its GPU buffer, staged through pinned memory */
     //@ solution {
     MPI_Scatterv(b->host_all, b->counts, b->displs, MPI_UNSIGNED, b->host_block, (int)b->count,
                  MPI_UNSIGNED, 0, MPI_COMM_WORLD);
@@ -117,11 +119,13 @@ static unsigned long long staged_sum(const buffers *b)
 
     sum_block_on_gpu(b);
 
-    //@ TODO 2: The partial sum is on the GPU, in b->dev_partial.  Copy it into
-    //@         `partial` (cudaMemcpy, cudaMemcpyDeviceToHost), then add up every
-    //@         rank's partial into `total` on rank 0: one MPI_Reduce with
-    //@         MPI_UNSIGNED_LONG_LONG and MPI_SUM.
-    //@ placeholder: (void)&partial; /* TODO 2: cudaMemcpy the partial sum down, then MPI_Reduce */
+    //@ TODO 2: The kernel has left this rank's block sum in GPU memory.  Rank 0
+    //@         must return the sum of all ranks' block sums (what the other
+    //@         ranks return is not used).  Stage it: MPI sees host memory only,
+    //@         and must see the finished sum.  The MPI datatype must match the
+    //@         C type of the variables it reads and writes.
+    //@         README: "Host staging: the portable way".
+    //@ placeholder: (void)&partial; /* TODO 2: every rank's block sum, added up on rank 0, staged */
     //@ solution {
     CHECK(cudaMemcpy(&partial, b->dev_partial, sizeof partial, cudaMemcpyDeviceToHost));
     MPI_Reduce(&partial, &total, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);

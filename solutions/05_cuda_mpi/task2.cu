@@ -2,41 +2,44 @@
  * Room 05, task 2: a Jacobi iteration on GPUs, with a halo exchange that
  * overlaps the interior update.
  *
- * A plate of rows x cols points; the edges are held at fixed temperatures
- * (top 1.0, the rest 0.0) and every inner point becomes the mean of its four
+ * A plate of points (rows by columns); the edges are held at fixed temperatures
+ * (top 1.0, the rest 0.0) and every other point becomes the mean of its four
  * neighbours, again and again (Jacobi):
  *
  *     new[i][j] = (u[i-1][j] + u[i+1][j] + u[i][j-1] + u[i][j+1]) / 4
  *
- * The inner rows are cut into uneven blocks, one per rank, each on its GPU.
+ * The rows between the top and bottom edges are cut into uneven blocks, one
+ * per rank, each on its GPU.
  * A rank keeps two ghost rows, copies of its neighbours' edge rows (room 03,
  * task 5, now in two dimensions and on the GPU):
  *
- *     ghost row   <- last row of the rank above     (or the plate's top edge)
+ *     ghost row   <- bottom row of the rank above   (or the plate's top edge)
  *     my row 0        edge row: needs the ghost above
  *     my row 1..      interior rows: need only my own rows
- *     my row k-1      edge row: needs the ghost below
- *     ghost row   <- first row of the rank below    (or the plate's bottom edge)
+ *     my bottom row   edge row: needs the ghost below
+ *     ghost row   <- top row of the rank below      (or the plate's bottom edge)
  *
  * Each step, in the order that lets communication hide behind computation:
- *   1. stream `edge`: update my two edge rows, copy them to pinned buffers;
- *   2. stream `inner`: start the interior update -- it needs no ghost, so it
- *      runs on the GPU while ...
+ *   1. on the edge stream: update my two edge rows, copy them to pinned buffers;
+ *   2. on the other stream: start the interior update -- it needs no ghost,
+ *      so it runs on the GPU while ...
  *   3. ... the host waits for the edge stream and exchanges the edge rows with
  *      the neighbours (MPI on the pinned buffers: staging, which works with any
- *      MPI), then copies the received rows into the ghost rows (stream `edge`);
+ *      MPI), then copies the received rows into the ghost rows (edge stream);
  *   4. both streams finish; new and old swap.
  *
- *   TODO 1: step 2, the interior update on the `inner` stream;
- *   TODO 2: step 3, the exchange of edge rows with MPI_Sendrecv.
+ *   TODO 1: step 2, the interior update, overlapped with step 3;
+ *   TODO 2: step 3, the exchange of edge rows with the neighbours.
+ *
+ * Read first: README.md, "Pageable and pinned host memory", "Host staging: the portable way", "Streams: overlapping copies, kernels and messages", "Task 2: a halo exchange on GPUs, overlapped with the interior".
  *
  * Rank 0 gathers the plate at the end and compares it with a serial CPU run:
- * the same additions in the same order, so it must match to the last bits.
+ * the same additions in the same order, so it must match bit for bit.
  *
  * Build and run by hand, from the room's folder:
  *   on a GPU:  nvcc -ccbin mpicxx -O2 -arch=native -I../grading -o task2 task2.cu
  *   anywhere:  ../grading/simcc -ccbin mpicxx -O2 -I../grading -o task2 task2.cu
- *   mpiexec -n 4 ./task2 rows=4098 cols=4096 steps=200
+ *   mpiexec -n 4 ./task2 rows=4098 steps=200
  * Grade it from the top folder:  make grade TASK=05_cuda_mpi/task2
  */
 #define PR_MPI
@@ -107,11 +110,13 @@ static void step(block *b)
     CHECK(cudaMemcpyAsync(b->send_up, first_row, row_bytes, cudaMemcpyDeviceToHost, b->edge));
     CHECK(cudaMemcpyAsync(b->send_down, last_row, row_bytes, cudaMemcpyDeviceToHost, b->edge));
 
-    //@ TODO 1: Start the interior update, rows 1 .. last-1 (that is, the range
-    //@         [1, last)), on the stream b->inner with update_rows().  It needs
-    //@         no ghost row, so the GPU works on it while the host exchanges
-    //@         the edge rows below.
-    //@ placeholder: /* TODO 1: update_rows(...) for the interior, on b->inner */
+    //@ TODO 1: Step 2: start the update of every block row that needs no
+    //@         ghost row, so that the GPU works on it while the host does step
+    //@         3.  Every row of the block is updated exactly once per step: the
+    //@         edge kernels above already did theirs.  Queued where it would
+    //@         wait for the edge work, it could not overlap with anything.
+    //@         README: "Streams: overlapping copies, kernels and messages".
+    //@ placeholder: /* TODO 1: start the interior update, overlapped with the exchange */
     //@ solution {
     update_rows(b, 1, last, b->inner);
     //@ }
@@ -119,15 +124,15 @@ static void step(block *b)
     /* 3. The exchange, once the edge rows have reached the host. */
     CHECK(cudaStreamSynchronize(b->edge));
 
-    //@ TODO 2: Two MPI_Sendrecv calls on the pinned buffers (b->cols
-    //@         MPI_DOUBLEs each):
-    //@           - send b->send_up to b->up (tag TAG_UP) and receive
-    //@             b->recv_down from b->down (tag TAG_UP: the row below me
-    //@             is travelling up too);
-    //@           - send b->send_down to b->down (tag TAG_DOWN) and receive
-    //@             b->recv_up from b->up (tag TAG_DOWN).
-    //@         MPI_PROC_NULL neighbours need no special case.
-    //@ placeholder: /* TODO 2: MPI_Sendrecv up, then down */
+    //@ TODO 2: Step 3, the exchange, with MPI_Sendrecv on the pinned buffers.
+    //@         Afterwards the receive buffers must hold, for the ghost row
+    //@         above, the bottom edge row of the rank above and, for the ghost
+    //@         row below, the top edge row of the rank below.  It must neither
+    //@         deadlock nor mix up the rows for any number of ranks, 1 included;
+    //@         a rank with no neighbour on one side needs no special case.
+    //@         README: "Streams: overlapping copies, kernels and messages"
+    //@         (the exchange is two shifts).
+    //@ placeholder: /* TODO 2: the edge rows to the neighbours, theirs into the receive buffers */
     //@ solution {
     MPI_Sendrecv(b->send_up, b->cols, MPI_DOUBLE, b->up, TAG_UP, b->recv_down, b->cols, MPI_DOUBLE,
                  b->down, TAG_UP, MPI_COMM_WORLD, MPI_STATUS_IGNORE);

@@ -1,0 +1,298 @@
+/*
+ * Room 05, task 4: bug hunt -- heat on a ring of GPUs.
+ *
+ * A ring of n cells (cell n-1 and cell 0 are neighbours) starts with random
+ * temperatures; every step each cell becomes a weighted mean of itself and its
+ * two neighbours:
+ *
+ *     new[i] = (u[i-1] + 2 u[i] + u[i+1]) / 4          (indices modulo n)
+ *
+ * The ring is cut into uneven blocks, one per rank, each on its GPU with a
+ * ghost cell at each end: copies of the neighbours' end cells.  The ring is
+ * closed, so every rank has two neighbours, and with one rank both are the
+ * rank itself.  A step runs in the overlapped order of task 2: the two end
+ * cells first, on one stream; the rest of the block on a second stream while
+ * the host exchanges the end cells (staged through pinned buffers, with
+ * MPI_Sendrecv) and copies the received ones into the ghost cells.
+ *
+ * It checks itself twice: rank 0 gathers the ring and compares it with a
+ * serial run of the same additions (every cell must agree bit for bit),
+ * and the total heat, which this update keeps, must still be the total it
+ * started with.
+ *
+ * This program has ONE bug, and it makes the program fail grading.  Find it
+ * and fix it; nothing else needs to change.
+ * Read first: README.md, "Host staging: the portable way", "Streams: overlapping copies, kernels and messages", "Task 4: bug hunt, heat on a ring of GPUs".
+ *
+ * Build and run by hand, from the room's folder:
+ *   anywhere:  ../grading/simcc -ccbin mpicxx -O2 -I../grading -o task4 task4.cu
+ *   on a GPU:  nvcc -ccbin mpicxx -O2 -arch=native -I../grading -o task4 task4.cu
+ *   mpiexec -n 3 ./task4 n=1001 steps=50
+ * Grade it from the top folder:  make grade TASK=05_cuda_mpi/task4
+ */
+#define PR_MPI
+#include "pr.h"
+
+#include <cuda_runtime.h>
+
+#define CHECK(call)                                                                  \
+    do {                                                                             \
+        cudaError_t e_ = (call);                                                     \
+        if (e_ != cudaSuccess) {                                                     \
+            fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,     \
+                    cudaGetErrorString(e_));                                         \
+            MPI_Abort(MPI_COMM_WORLD, 1);                                            \
+        }                                                                            \
+    } while (0)
+
+#define TO_LEFT 1  /* a cell travelling to the rank on the left */
+#define TO_RIGHT 2 /* a cell travelling to the rank on the right */
+
+/* One update of cells [lo, hi) of a block stored with its ghost cells: cell c
+ * of the block is u[c + 1]; u[0] and u[count + 1] are the ghosts. */
+__global__ void heat_cells(const double *u, double *unew, int lo, int hi)
+{
+    int c = lo + blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= hi)
+        return;
+    int at = c + 1;
+    unew[at] = 0.25 * (u[at - 1] + 2.0 * u[at] + u[at + 1]);
+}
+
+/* What a rank holds on its GPU and in pinned host memory. */
+typedef struct {
+    int count;                      /* my cells */
+    int left, right;                /* neighbour ranks around the ring */
+    double *u, *unew;               /* count + 2 cells on the GPU, ghosts included */
+    double *send_left, *send_right; /* pinned: my first and last cell, to send */
+    double *recv_left, *recv_right; /* pinned: the neighbours' cells, received */
+    cudaStream_t edge, inner;
+} block;
+
+/* Launches heat_cells for cells [lo, hi) of b on stream s (nothing when empty). */
+static void update_cells(const block *b, int lo, int hi, cudaStream_t s)
+{
+    if (hi <= lo)
+        return;
+    unsigned blocks = (unsigned)((hi - lo + 127) / 128);
+    heat_cells<<<blocks, 128, 0, s>>>(b->u, b->unew, lo, hi);
+    CHECK(cudaGetLastError());
+}
+
+/* One step of the whole ring. */
+static void step(block *b)
+{
+    const size_t cell_bytes = sizeof(double);
+    int last = b->count - 1;
+
+    /* 1. The end cells, on the edge stream, and their copies for the neighbours. */
+    //@ bug: CHECK(cudaMemcpyAsync(b->send_left, b->unew + 1, cell_bytes, cudaMemcpyDeviceToHost, b->edge));
+    //@ bug: CHECK(cudaMemcpyAsync(b->send_right, b->unew + 1 + last, cell_bytes, cudaMemcpyDeviceToHost, b->edge));
+    //@ solution {
+    //@ }
+    update_cells(b, 0, 1, b->edge);
+    update_cells(b, last, last + 1, b->edge);
+    //@ bug:
+    //@ solution {
+    CHECK(cudaMemcpyAsync(b->send_left, b->unew + 1, cell_bytes, cudaMemcpyDeviceToHost, b->edge));
+    CHECK(cudaMemcpyAsync(b->send_right, b->unew + 1 + last, cell_bytes, cudaMemcpyDeviceToHost, b->edge));
+    //@ }
+
+    /* 2. The cells between them need no ghost: the inner stream. */
+    update_cells(b, 1, last, b->inner);
+
+    /* 3. The exchange, on the host, once the edge stream is done. */
+    CHECK(cudaStreamSynchronize(b->edge));
+    MPI_Sendrecv(b->send_left, 1, MPI_DOUBLE, b->left, TO_LEFT, b->recv_right, 1, MPI_DOUBLE,
+                 b->right, TO_LEFT, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Sendrecv(b->send_right, 1, MPI_DOUBLE, b->right, TO_RIGHT, b->recv_left, 1, MPI_DOUBLE,
+                 b->left, TO_RIGHT, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    CHECK(cudaMemcpyAsync(b->unew, b->recv_left, cell_bytes, cudaMemcpyHostToDevice, b->edge));
+    CHECK(cudaMemcpyAsync(b->unew + b->count + 1, b->recv_right, cell_bytes, cudaMemcpyHostToDevice,
+                          b->edge));
+
+    /* 4. Both streams done: the new ring is complete. */
+    CHECK(cudaStreamSynchronize(b->edge));
+    CHECK(cudaStreamSynchronize(b->inner));
+    double *t = b->u;
+    b->u = b->unew;
+    b->unew = t;
+}
+
+/* The serial reference: the whole ring, `steps` steps, the same additions. */
+static void heat_serial(double *u, int n, int steps)
+{
+    double *unew = (double *)malloc((size_t)n * sizeof(double));
+    if (!unew) {
+        fprintf(stderr, "task4: out of memory\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    for (int s = 0; s < steps; s++) {
+        for (int i = 0; i < n; i++) {
+            double l = u[i == 0 ? n - 1 : i - 1], r = u[i == n - 1 ? 0 : i + 1];
+            unew[i] = 0.25 * (l + 2.0 * u[i] + r);
+        }
+        memcpy(u, unew, (size_t)n * sizeof(double));
+    }
+    free(unew);
+}
+
+/* Block r of n cells split over p ranks: the first n % p blocks get one more. */
+static void block_of(long n, int p, int r, long *first, long *count)
+{
+    long base = n / p, extra = n % p;
+    *first = r * base + (r < extra ? r : extra);
+    *count = base + (r < extra ? 1 : 0);
+}
+
+static int pick_gpu(void)
+{
+    MPI_Comm node;
+    int local_rank, gpus = 0;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &local_rank);
+    MPI_Comm_free(&node);
+    CHECK(cudaGetDeviceCount(&gpus));
+    int device = gpus > 0 ? local_rank % gpus : 0;
+    CHECK(cudaSetDevice(device));
+    return device;
+}
+
+/* Sets up b with cells [first, first + count) of the ring `all` (n cells),
+ * the ghost cells filled from the neighbouring cells of the ring. */
+static void block_init(block *b, const double *all, int n, long first, long count)
+{
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    b->count = (int)count;
+    b->left = (rank + size - 1) % size;
+    b->right = (rank + 1) % size;
+    size_t bytes = (size_t)(count + 2) * sizeof(double);
+    double *host = (double *)malloc(bytes);
+    if (!host) {
+        fprintf(stderr, "task4: out of memory\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    for (long c = -1; c <= count; c++) /* block cell c is ring cell first + c */
+        host[c + 1] = all[(first + c + n) % n];
+    CHECK(cudaMalloc(&b->u, bytes));
+    CHECK(cudaMalloc(&b->unew, bytes));
+    CHECK(cudaMemcpy(b->u, host, bytes, cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(b->unew, host, bytes, cudaMemcpyHostToDevice));
+    free(host);
+    CHECK(cudaMallocHost(&b->send_left, 4 * sizeof(double)));
+    b->send_right = b->send_left + 1;
+    b->recv_left = b->send_left + 2;
+    b->recv_right = b->send_left + 3;
+    memset(b->send_left, 0, 4 * sizeof(double));
+    CHECK(cudaStreamCreateWithFlags(&b->edge, cudaStreamNonBlocking));
+    CHECK(cudaStreamCreateWithFlags(&b->inner, cudaStreamNonBlocking));
+    CHECK(cudaDeviceSynchronize()); /* the plain copies above are done before the streams start */
+}
+
+static void block_free(block *b)
+{
+    CHECK(cudaFree(b->u));
+    CHECK(cudaFree(b->unew));
+    CHECK(cudaFreeHost(b->send_left));
+    CHECK(cudaStreamDestroy(b->edge));
+    CHECK(cudaStreamDestroy(b->inner));
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int n = (int)pr_arg_long(argc, argv, "n", 1 << 20, 3, 1 << 24);
+    int steps = (int)pr_arg_long(argc, argv, "steps", 100, 1, 100000);
+    long long seed = pr_arg_long(argc, argv, "seed", 1, 0, 1000000000);
+    pr_args_done(argc, argv);
+
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (n < 3 * size) { /* every rank needs two end cells and one between them */
+        if (rank == 0)
+            fprintf(stderr, "%s: bad argument n=%d: with %d ranks n must be at least %d (3 cells per rank)\n",
+                    pr_program_name(argv[0]), n, size, 3 * size);
+        pr_exit(2);
+    }
+    int device = pick_gpu();
+    if (rank == 0)
+        printf("task4: heat on a ring of %d cells, %d steps, %d rank%s (rank 0 on GPU %d)\n", n,
+               steps, size, size == 1 ? "" : "s", device);
+
+    /* Every rank draws the whole ring from the seed and keeps its block. */
+    double *all = (double *)malloc((size_t)n * sizeof(double));
+    int *counts = (int *)malloc(2 * (size_t)size * sizeof(int));
+    if (!all || !counts) {
+        fprintf(stderr, "task4: out of memory\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    pr_rng rng = pr_rng_seed((uint64_t)seed, 0);
+    double heat0 = 0.0;
+    for (int i = 0; i < n; i++) {
+        all[i] = pr_rng_double(&rng, 0.0, 1.0);
+        heat0 += all[i];
+    }
+    int *displs = counts + size;
+    for (int r = 0; r < size; r++) {
+        long f, c;
+        block_of(n, size, r, &f, &c);
+        counts[r] = (int)c;
+        displs[r] = (int)f;
+    }
+    long first = displs[rank], count = counts[rank];
+
+    block b;
+    block_init(&b, all, n, first, count);
+    MPI_Barrier(MPI_COMM_WORLD);
+    double start = MPI_Wtime();
+    for (int s = 0; s < steps; s++)
+        step(&b);
+    CHECK(cudaDeviceSynchronize());
+    double mine = MPI_Wtime() - start, t_gpu;
+    MPI_Allreduce(&mine, &t_gpu, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+
+    /* Gather the ring on rank 0, staged through the host. */
+    double *mine_host = (double *)malloc((size_t)count * sizeof(double));
+    double *ring = rank == 0 ? (double *)malloc((size_t)n * sizeof(double)) : NULL;
+    if (!mine_host || (rank == 0 && !ring)) {
+        fprintf(stderr, "task4: out of memory\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    CHECK(cudaMemcpy(mine_host, b.u + 1, (size_t)count * sizeof(double), cudaMemcpyDeviceToHost));
+    MPI_Gatherv(mine_host, (int)count, MPI_DOUBLE, ring, counts, displs, MPI_DOUBLE, 0,
+                MPI_COMM_WORLD);
+
+    if (rank == 0) {
+        double t0 = pr_now();
+        heat_serial(all, n, steps); /* `all` becomes the expected ring */
+        double t_cpu = pr_now() - t0;
+        double max_diff = 0.0, heat = 0.0, energy = 0.0, expect_energy = 0.0;
+        for (int i = 0; i < n; i++) {
+            double d = fabs(ring[i] - all[i]);
+            max_diff = d > max_diff || d != d ? d : max_diff;
+            heat += ring[i];
+            energy += ring[i] * ring[i];
+            expect_energy += all[i] * all[i];
+        }
+        pr_check_double("largest difference from CPU", max_diff, 0.0, 1e-12);
+        pr_check_double("total heat (kept)", heat, heat0, 1e-9);
+        pr_check_double("energy (sum of squares)", energy, expect_energy, 1e-12);
+        pr_result_double("energy", energy, 1e-10);
+        pr_print_time("serial CPU", t_cpu, 0, NULL);
+        pr_print_time("GPUs with halo exchange", t_gpu, t_cpu, "serial CPU");
+#ifdef CUDA_SIM
+        printf("  (CUDA CPU simulator: these times say nothing about a GPU)\n");
+#endif
+    }
+    free(mine_host);
+    free(ring);
+    free(all);
+    free(counts);
+    block_free(&b);
+    int status = pr_finish();
+    MPI_Finalize();
+    return status;
+}
