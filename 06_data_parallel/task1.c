@@ -1,28 +1,23 @@
 /*
  * Room 06, task 1: the serial baseline -- SGD, forward and backward by hand.
  *
- * A synthetic data set (n samples, made from the seed: nothing is downloaded)
- * of two inputs x = (x0, x1) in [-1.5, 1.5]^2 and one target
+ * A synthetic data set made from the seed (two inputs, one noisy target: the
+ * README gives the formula; nothing is downloaded), and two models trained on
+ * it with minibatch SGD, minimising the mean squared error of each minibatch:
+ * linear regression (its gradient is written out below, as a worked example)
+ * and an MLP with one layer of H tanh units (both described in the README).
  *
- *     y = sin(2 x0) + 0.5 x0 x1 + noise,
- *
- * and two models trained on it with minibatch SGD, minimising the mean
- * squared error L = (1/B) sum_i (yhat_i - y_i)^2 over each minibatch of B samples:
- *
- *   (a) linear regression   yhat = w . x + c             (its gradient is given)
- *   (b) a one-hidden-layer MLP with H tanh units:
- *           z = W1 x + b1,   h = tanh(z),   yhat = W2 . h + b2
- *
- *   TODO 1: the MLP's backward pass for one sample: the gradients of its
- *           squared error with respect to W1, b1, W2 and b2 (the chain rule).
- *   TODO 2: the SGD update: every parameter takes a small step against its
- *           gradient.
+ *   TODO 1: the MLP's backward pass for one sample: its contribution to the
+ *           gradient of every parameter, found with the chain rule.
+ *   TODO 2: the SGD update shared by both models.
  *
  * Checked: your gradient against a finite-difference estimate (central
  * differences, computed here from the loss alone), the linear model's loss
  * against the best any linear model can do (least squares, solved exactly),
  * and the MLP's final loss against a target.  Every later task of this room
  * trains this same MLP in parallel and compares itself with this serial run.
+ *
+ * Read first: README.md, "Training: SGD on minibatches", "Forward and backward by hand", "Checking a gradient: finite differences".
  *
  * Build and run by hand, from the room's folder:
  *   gcc -std=c11 -O2 -Wall -Wextra -I../grading -o task1 task1.c -lm
@@ -83,19 +78,19 @@ static double mlp_forward(const double *p, const layout_t *L, const double *x, d
 static void mlp_backward(const double *p, const layout_t *L, const double *x, const double *h,
                          double dout, double *grad)
 {
-    // TODO 1: Walk the forward pass backwards with the chain rule (the README
-    //         has the formulas).  The output layer first: yhat = W2 . h + b2, so
-    //         grad[b2] += dout and grad[w2 + j] += dout * h[j].  Then for each
-    //         hidden unit j: dz = dout * W2[j] * (1 - h[j]^2)  (tanh' = 1 - tanh^2),
-    //         grad[b1 + j] += dz, and grad[j*D + k] += dz * x[k] for each input k.
+    // TODO 1: Add this one sample's share of the loss gradient, for all four
+    //         parameter groups, in the flat layout above.  Work from the output
+    //         towards the inputs, reusing what the forward pass kept; each group's
+    //         term is the gradient arriving at it times one local derivative.
+    //         Must hold: the gradient check below agrees on every component.
     (void)p, (void)L, (void)x, (void)h, (void)dout, (void)grad; /* TODO 1 */
 }
 
 /* One SGD step: p -= lr * grad, for all `count` parameters. */
 static void sgd_update(double *p, const double *grad, long count, double lr)
 {
-    // TODO 2: Every parameter moves a step of size lr against its gradient:
-    //         p[i] = p[i] - lr * grad[i], for i from 0 to count-1.
+    // TODO 2: Gradient descent: every parameter takes a small step, of the
+    //         size the learning rate sets, downhill.
     (void)p, (void)grad, (void)count, (void)lr; /* TODO 2: the SGD update */
 }
 

@@ -4,14 +4,14 @@
  * Task 3's DDP, with its MPI_Allreduce replaced by a ring allreduce written
  * with MPI_Sendrecv: the algorithm of room 03's task 6, now on doubles, and on
  * a gradient whose length (4H + 1 numbers) does not divide by the number of
- * ranks.  The gradient is cut into p chunks of nearly equal size; chunk c is
- * global[first[c] .. first[c] + count[c] - 1].
+ * ranks.  The gradient is cut into p chunks of nearly equal size (the split is
+ * given).
  *
- *   reduce-scatter, p-1 steps: each rank sends one chunk to its right
- *     neighbour and adds the chunk coming from its left one into its own
- *     copy; afterwards rank r holds chunk (r+1) mod p summed over all ranks.
- *   allgather, p-1 more steps: the summed chunks travel round the ring and
- *     overwrite the partial ones, until every rank has every summed chunk.
+ *   reduce-scatter, p-1 steps: each rank passes one chunk on round the ring
+ *     and adds the chunk it receives into its own copy; afterwards each rank
+ *     holds one chunk added up over all ranks.
+ *   allgather, p-1 more steps: the finished chunks travel round the ring and
+ *     replace the partial ones, until every rank has every finished chunk.
  *
  *   TODO 1: the reduce-scatter phase.
  *   TODO 2: the allgather phase.
@@ -21,6 +21,8 @@
  * times both.  Checked besides: the replicas are identical on every rank (the
  * spread of a checksum over the ranks: the ring gives every rank the same
  * bits), and the training equals the serial run of task 1 to 1e-9.
+ *
+ * Read first: README.md, "The ring allreduce, again", "Why the replicas never drift apart".
  *
  * Build and run by hand, from the room's folder:
  *   mpicc -std=c11 -O2 -Wall -Wextra -I../grading -o task4 task4.c -lm
@@ -60,21 +62,20 @@ static void ring_allreduce(const double *local, double *global, double *tmp, lon
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     int right = (rank + 1) % size, left = (rank - 1 + size) % size;
 
-    // TODO 1: Reduce-scatter.  Start with global = your local gradient (memcpy
-    //         of m doubles).  Then p-1 steps, s = 0 .. size-2: send chunk
-    //         wrap(rank - s, size) of global to the right and, in the same
-    //         MPI_Sendrecv (tag TAG_REDUCE_SCATTER), receive chunk
-    //         wrap(rank - s - 1, size) from the left into tmp; add tmp into that
-    //         chunk of global.  Chunk c starts at global + first[c] and holds
-    //         count[c] doubles (MPI_DOUBLE).
+    // TODO 1: Reduce-scatter.  Start from this rank's own gradient; then p-1
+    //         steps of one MPI_Sendrecv each: pass a chunk to the next rank round
+    //         the ring, take one from the previous rank and add it into yours.
+    //         Number the chunks modulo p, as the README's schedule does, so that
+    //         each step passes on the chunk you added into one step before, and
+    //         never receive on top of numbers you still need.  Must hold after:
+    //         each rank has one chunk complete, and no two ranks the same one.
     (void)local, (void)tmp, (void)m, (void)first, (void)count; /* TODO 1 */
     (void)right, (void)left;
 
-    // TODO 2: Allgather.  p-1 more steps, s = 0 .. size-2: send chunk
-    //         wrap(rank + 1 - s, size) of global to the right and receive chunk
-    //         wrap(rank - s, size) from the left straight into its place in
-    //         global (one MPI_Sendrecv, tag TAG_ALLGATHER): a finished chunk
-    //         overwrites the partial one.
+    // TODO 2: Allgather.  p-1 more steps round the same ring: each passes on
+    //         a complete chunk, and the one that arrives is complete too, so it
+    //         can replace the partial one in place.  Must hold at the end: every
+    //         rank has all chunks complete, with the same bits everywhere.
     (void)global; /* TODO 2: allgather */
 }
 

@@ -11,19 +11,21 @@
  *      copies its indices to the GPU (a few bytes);
  *   2. kernel per_sample_grad: one thread per sample of the shard runs the
  *      forward and backward pass and writes that sample's gradient (and its
- *      squared error) into row b of a matrix G;
- *   3. kernel sum_columns: the shard's gradient is the sum of G's rows; one
+ *      squared error) into its own row of a matrix G;
+ *   3. kernel sum_columns: the shard's gradient adds up G's rows; one
  *      thread per parameter adds up its column, always in the same order, so
  *      the result does not depend on how threads are scheduled (atomicAdd on
  *      doubles would: the last bits would change from run to run);
  *   4. the allreduce of the gradient, device to device: NCCL where every rank
  *      has a GPU of its own (ncclAllReduce on a stream), staged through pinned
- *      host memory and MPI_Allreduce elsewhere (room 05, task 3);
+ *      CPU memory and MPI_Allreduce elsewhere (room 05, task 3);
  *   5. kernel sgd_update: every rank divides by the global minibatch size and
  *      makes the same update: the replicas stay identical.
  *
  *   TODO 1: sum_columns, the shard's gradient from the per-sample gradients;
  *   TODO 2: the staged allreduce.
+ *
+ * Read first: README.md, "DDP: equal ranks and one allreduce", "Why the replicas never drift apart", "Task 6: DDP on GPUs".
  *
  * Training runs with the staged allreduce always, and again with NCCL where it
  * can run (a real GPU per rank and NCCL installed); in the CUDA CPU simulator
@@ -114,10 +116,11 @@ __global__ void per_sample_grad(const double *p, layout_t L, const double *x, co
 __global__ void sum_columns(const double *G, long count, long width, double *local)
 {
     long i = (long)blockIdx.x * blockDim.x + threadIdx.x;
-    // TODO 1: One thread per column: thread i (when i < width) adds up
-    //         G[b * width + i] for b = 0, 1, ..., count - 1, in that order,
-    //         into a local double, then stores it in local[i].  (A shard may
-    //         be empty: count = 0 gives 0.)
+    // TODO 1: This thread owns one column of G: its total over the shard's
+    //         rows goes to the column's place in the output.  Add the rows in
+    //         row order, always the same, so the bits never depend on how the
+    //         GPU schedules threads.  Threads past the last column do nothing,
+    //         and an empty shard gives zeros.
     (void)G, (void)count, (void)width, (void)local, (void)&i; /* TODO 1 */
 }
 
@@ -125,9 +128,10 @@ __global__ void sum_columns(const double *G, long count, long width, double *loc
  * local (width doubles on the GPU), through the pinned host buffer host. */
 static void allreduce_staged(const double *local, double *grad, double *host, long width)
 {
-    // TODO 2: As in room 05, task 3: cudaMemcpy local -> host;
-    //         MPI_Allreduce(MPI_IN_PLACE, host, width, MPI_DOUBLE, MPI_SUM, ...);
-    //         cudaMemcpy host -> grad.  Wrap the copies in CHECK().
+    // TODO 2: Room 05's staged allreduce: the device array's totals over
+    //         all ranks must end up in the other device array, travelling
+    //         through the pinned buffer in CPU memory and one MPI_Allreduce.
+    //         Check every CUDA call's error with the macro above.
     (void)local, (void)grad, (void)host, (void)width; /* TODO 2 */
 }
 

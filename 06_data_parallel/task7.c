@@ -3,7 +3,7 @@
  *
  * A generative adversarial network is two MLPs trained against each other:
  *
- *   the generator     G: noise z (2 numbers) -> a point x = G(z) in the plane
+ *   the generator     G: noise z (2 numbers) -> a point x = G(z) of the plane
  *   the discriminator D: a point x -> a logit; sigmoid(D(x)) = "x is real"
  *
  * The real data: points on a ring of 8 small Gaussian clusters (radius 2).
@@ -15,16 +15,16 @@
  *           L_G = mean of softplus(-D(G(z)))
  *           Its gradient flows from D's logit back THROUGH D into D's input
  *           x = G(z), and from there through G: D's parameters are not
- *           changed in this half, but D's backward pass is needed.
+ *           changed during this half, but D's backward pass is needed.
  *
  * Every rank takes its shard of each minibatch of real points and of noise
- * (positions r, r+p, ...: the noise of a whole minibatch is made from the seed
- * on every rank, so it does not depend on p), and the local gradient sums of
- * both networks are allreduced and divided by the global minibatch size.
+ * (the noise of a whole minibatch is made from the seed on every rank, so the
+ * run does not depend on the number of ranks), and the gradient sums of both
+ * networks become minibatch means over all ranks, as with task 3.
  *
- *   TODO 1: the gradient of a network's outputs with respect to its INPUT
+ *   TODO 1: the gradient of a network's output with respect to its INPUT
  *           (what the G step needs from D).
- *   TODO 2: the DDP sum of the local gradients over the ranks, and the mean.
+ *   TODO 2: the DDP step's communication and mean, shared by both halves.
  *
  * Checked: D's input gradient against finite differences; the replicas of
  * both networks identical on every rank (checksum spread 0); and the whole
@@ -32,6 +32,8 @@
  * every epoch's D and G losses, and the final parameters, to 1e-9.  Whether
  * the GAN learns the ring is only printed (how many of the 8 clusters its
  * points land near): after the grader's few steps, it has not.
+ *
+ * Read first: README.md, "Forward and backward by hand", "DDP: equal ranks and one allreduce", "Task 7 (stretch): a tiny GAN trained with DDP".
  *
  * Build and run by hand, from the room's folder:
  *   mpicc -std=c11 -O2 -Wall -Wextra -I../grading -o task7 task7.c -lm
@@ -93,10 +95,10 @@ static void net_backward(const double *p, const net_t *N, const double *x, const
         grad[N->b1 + j] += dz;
         for (int k = 0; k < N->in; k++)
             grad[j * N->in + k] += dz * x[k];
-        // TODO 1: The input gradient.  z_j = sum_k W1[j][k] x[k] + b1[j], so
-        //         x[k] reaches the output through every hidden unit j, and
-        //         dL/dx[k] = sum over j of dz_j * W1[j][k].  Add this unit's term:
-        //         when dx is not NULL, dx[k] += dz * p[j * N->in + k] for each k.
+        // TODO 1: The input gradient, when the caller asked for one: each
+        //         input feeds every hidden unit through one weight of W1, so
+        //         its gradient collects a term from every unit.  Add this
+        //         unit's terms (the chain rule one step past the first layer).
         (void)dx; /* TODO 1: the input gradient */
     }
 }
@@ -106,9 +108,9 @@ static void net_backward(const double *p, const net_t *N, const double *x, const
 static void allreduce_mean(const double *local, double *global, long count, long batch)
 {
     memset(global, 0, (size_t)count * sizeof *global);
-    // TODO 2: One MPI_Allreduce (MPI_DOUBLE, MPI_SUM) of the `count` numbers of
-    //         local[] into global[] on every rank, then divide each of them by
-    //         the global minibatch size `batch`.
+    // TODO 2: What task 3's TODO 2 did, for any array of gradient sums: on
+    //         return every rank holds the minibatch's means, computed from all
+    //         ranks' sums with one MPI_Allreduce.
     (void)local, (void)batch; /* TODO 2: allreduce, then the mean */
 }
 

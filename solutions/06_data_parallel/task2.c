@@ -7,12 +7,12 @@
  * does it.  The coordinator (the main thread: "GPU 0") holds the one true
  * model and, for every minibatch, runs these steps:
  *
- *   step 1  scatter the minibatch: replica r gets its piece of the samples
+ *   step 1  scatter the minibatch: each replica gets its piece of the samples
  *   step 2  replicate the model: copy the parameters to every replica
  *   step 3  parallel forward: each replica computes yhat for its piece
  *   step 4  gather the outputs on the coordinator
  *   step 5  the loss, and its gradient dL/dyhat, on the coordinator
- *   step 6  scatter the loss gradients: replica r gets those of its piece
+ *   step 6  scatter the loss gradients: each replica gets those of its piece
  *   step 7  parallel backward: each replica computes its piece's gradient
  *   step 8  reduce the gradients onto the coordinator (sum them)
  *   then    the SGD update, on the coordinator alone
@@ -27,6 +27,8 @@
  * gradients in pieces, a different order of additions).  The minibatches do
  * not split evenly over the replicas, and a last minibatch with fewer samples
  * than replicas leaves some replicas with nothing to do.
+ *
+ * Read first: README.md, "Data parallelism: split the minibatch, add the gradients", "DP: one coordinator and its replicas".
  *
  * Build and run by hand, from the room's folder:
  *   gcc -std=c11 -O2 -Wall -Wextra -I../grading -o task2 task2.c -lm -pthread
@@ -99,11 +101,10 @@ static double dp_step(coordinator_t *dp, const double *data_x, const double *dat
     }
 
     /* step 2: replicate the model */
-    //@ TODO 1: Every replica needs the current parameters: the coordinator
-    //@         updated its own copy in the last step, and a replica only ever
-    //@         reads its own.  Copy dp->params (model_bytes bytes) into
-    //@         dp->rep[r].params for every replica r, and add the bytes to
-    //@         dp->bytes_copied.
+    //@ TODO 1: After this step every replica holds, in its own memory, the
+    //@         coordinator's current model: the last update changed it, and a
+    //@         replica never reads the coordinator's copy.  Add what it moved to
+    //@         the coordinator's tally of copied bytes.
     //@ placeholder: (void)model_bytes; /* TODO 1: replicate the model */
     //@ solution {
     for (int r = 0; r < dp->replicas; r++)
@@ -123,12 +124,12 @@ static double dp_step(coordinator_t *dp, const double *data_x, const double *dat
     }
 
     /* step 5: the loss and its gradient, on the coordinator */
-    //@ TODO 2: The loss is the mean squared error over the whole minibatch,
-    //@         L = (1/batch) sum_b (yhat_b - y_b)^2, with yhat_b = dp->outputs[b]
-    //@         and y_b = data_y[idx[b]].  Its gradient for sample b is
-    //@         dp->dout[b] = 2 (yhat_b - y_b) / batch: divide by the WHOLE
-    //@         minibatch's size, not by a replica's piece.
-    //@ placeholder: double loss = 0.0; /* TODO 2: the loss and dp->dout[] */
+    //@ TODO 2: On the coordinator alone, from the gathered outputs and the
+    //@         targets: the minibatch's mean squared error (this function returns
+    //@         it), and for every sample the derivative of that mean with respect
+    //@         to the sample's output, stored where step 6 scatters from.  A mean
+    //@         over the WHOLE minibatch, whichever replica the sample went to.
+    //@ placeholder: double loss = 0.0; /* TODO 2: the loss, and its gradient per sample */
     //@ placeholder: (void)data_y, (void)idx;
     //@ solution {
     double loss = 0.0;
@@ -152,10 +153,10 @@ static double dp_step(coordinator_t *dp, const double *data_x, const double *dat
     run_replicas(dp, backward_phase);
 
     /* step 8: reduce the gradients onto the coordinator */
-    //@ TODO 3: dp->grad = the sum of every replica's dp->rep[r].grad, element by
-    //@         element (L->count numbers).  Start from zeros and add the replicas
-    //@         in order r = 0, 1, ...: the same order every step, so the result
-    //@         never depends on which thread finished first.  Count the bytes.
+    //@ TODO 3: The coordinator's gradient becomes the element-wise total of
+    //@         the replicas' gradients.  It must come out bit for bit the same
+    //@         whichever thread finished first, so add them in a fixed order.
+    //@         Count these bytes too.
     //@ placeholder: memset(dp->grad, 0, model_bytes); /* TODO 3: reduce the gradients */
     //@ solution {
     memset(dp->grad, 0, model_bytes);

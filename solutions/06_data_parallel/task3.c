@@ -7,12 +7,10 @@
  *
  *   1. the distributed sampler gives it its own shard of the minibatch: every
  *      rank shuffles the data with the same seed, so all agree on the
- *      minibatch without a message, and rank r takes the minibatch's
- *      samples r, r+p, r+2p, ...
- *   2. forward and backward on its shard: a local gradient (summed over
- *      its samples);
- *   3. one MPI_Allreduce sums the local gradients; every rank divides the
- *      sum by the global minibatch size: the minibatch's mean gradient;
+ *      minibatch without a message, and each picks its part by its rank;
+ *   2. forward and backward on its shard: a gradient summed over its samples;
+ *   3. one MPI_Allreduce adds up these sums, and every rank turns the total
+ *      into the minibatch's mean gradient;
  *   4. every rank makes the same SGD update on its own replica.
  *
  * Nobody gathers outputs, computes the loss for the others or sends the model
@@ -20,7 +18,7 @@
  * the same parameters.
  *
  *   TODO 1: the sampler: this rank's shard of a minibatch.
- *   TODO 2: the allreduce of the local gradients and the averaging.
+ *   TODO 2: the gradient summed over all ranks, then made a mean.
  *
  * Checked: that the shards cover a minibatch exactly once; that the replicas
  * are identical on every rank (a checksum of the parameters, its MAX and MIN
@@ -28,6 +26,8 @@
  * equals the serial run of task 1 (rank 0 runs it too) to 1e-9: the loss of
  * every epoch and the final parameters.  Then the time per epoch and the
  * parallel efficiency t_serial / (p * t_parallel).
+ *
+ * Read first: README.md, "Data parallelism: split the minibatch, add the gradients", "DDP: equal ranks and one allreduce", "Why the replicas never drift apart".
  *
  * Build and run by hand, from the room's folder:
  *   mpicc -std=c11 -O2 -Wall -Wextra -I../grading -o task3 task3.c -lm
@@ -71,11 +71,11 @@ static void mlp_backward(const double *p, const layout_t *L, const double *x, co
  * minibatch batch_idx[0..batch-1] and returns how many there are. */
 static long my_shard(const long *batch_idx, long batch, int rank, int size, long *shard)
 {
-    //@ TODO 1: Rank r takes the minibatch's samples at positions r, r + size,
-    //@         r + 2*size, ... (while < batch): shard[0] = batch_idx[r],
-    //@         shard[1] = batch_idx[r + size], ...  Return how many it took.
-    //@         Every sample goes to exactly one rank, and a rank may get none
-    //@         when the minibatch is smaller than the number of ranks.
+    //@ TODO 1: The distributed sampler, with no message: fill the shard with
+    //@         this rank's samples of the minibatch, as the README's strided
+    //@         scheme assigns them, and return how many there are.  Over all
+    //@         ranks, every sample of the minibatch must land in exactly one
+    //@         shard; with more ranks than samples some shards stay empty.
     //@ placeholder: (void)batch_idx, (void)batch, (void)rank, (void)size, (void)shard;
     //@ placeholder: long count = 0; /* TODO 1: this rank's shard */
     //@ solution {
@@ -109,13 +109,12 @@ static double ddp_step(double *p, const layout_t *L, const dataset_t *data, cons
     }
 
     memset(w->grad, 0, (size_t)(L->count + 1) * sizeof(double));
-    //@ TODO 2: Sum every rank's local[] (L->count + 1 numbers: the gradient and
-    //@         the squared errors) into grad[] on EVERY rank with one
-    //@         MPI_Allreduce (MPI_DOUBLE, MPI_SUM).  Then divide all L->count + 1
-    //@         sums by the global minibatch size `batch` (not by your shard's
-    //@         size: the shards differ): the mean gradient, and the loss in
-    //@         grad[L->count].
-    //@ placeholder: (void)batch; /* TODO 2: allreduce the local gradients, then average */
+    //@ TODO 2: Every rank must end with the same numbers: the shards' sums
+    //@         (gradient and squared errors together) added up over all ranks
+    //@         with one MPI_Allreduce, then turned into the minibatch's mean.
+    //@         Think about what to divide by: the shards differ in size, and
+    //@         the result must equal the serial run's gradient and loss.
+    //@ placeholder: (void)batch; /* TODO 2: the sum over the ranks, then the mean */
     //@ solution {
     MPI_Allreduce(w->local, w->grad, (int)L->count + 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     for (long i = 0; i <= L->count; i++)

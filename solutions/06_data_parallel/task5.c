@@ -25,6 +25,8 @@
  * with tiny messages on an oversubscribed laptop expect no gain at all, and
  * the program says so.
  *
+ * Read first: README.md, "DDP: equal ranks and one allreduce", "Gradient buckets: overlapping communication with the backward pass".
+ *
  * Build and run by hand, from the room's folder:
  *   mpicc -std=c11 -O2 -Wall -Wextra -I../grading -o task5 task5.c -lm
  *   mpiexec -n 2 ./task5 hidden=400 n=4001 batch=501
@@ -59,12 +61,11 @@ typedef struct {
 static void bucket_ready(buckets_t *bk, int k)
 {
     bucket_t *b = &bk->bucket[k];
-    //@ TODO 1: Start the allreduce of this bucket and return at once, with
-    //@         MPI_Iallreduce: the arguments of MPI_Allreduce (a sum of doubles
-    //@         over MPI_COMM_WORLD), for this bucket's piece only (b->count
-    //@         numbers from b->first, in bk->local and in bk->global), plus the
-    //@         address of the bucket's request, &bk->req[k].  The sums land in
-    //@         global[] later; until the wait, neither buffer may be touched.
+    //@ TODO 1: Start adding up this bucket's gradients over the ranks and
+    //@         return at once (MPI_Iallreduce): this bucket's piece only, into
+    //@         the same place of the result array, and keep the request where
+    //@         the wait below will find it.  Until that wait, neither buffer
+    //@         may be read or written.
     //@ placeholder: (void)b; /* TODO 1: start this bucket's allreduce */
     //@ solution {
     MPI_Iallreduce(bk->local + b->first, bk->global + b->first, (int)b->count, MPI_DOUBLE, MPI_SUM,
@@ -77,11 +78,10 @@ static void wait_for_buckets(buckets_t *bk)
 {
     double start = MPI_Wtime();
     MPI_Status status[BUCKETS];
-    //@ TODO 2: Wait until the allreduces of all BUCKETS buckets have finished:
-    //@         one MPI_Waitall(BUCKETS, bk->req, status).  A request that was
-    //@         never started is MPI_REQUEST_NULL; waiting for it returns at once.
-    //@         (MPI_STATUSES_IGNORE in place of `status` is fine too, but gcc 12
-    //@         wrongly warns about it.)
+    //@ TODO 2: Return only when every bucket's allreduce has completed, with
+    //@         one MPI_Waitall (a request never started is MPI_REQUEST_NULL and
+    //@         completes at once).  gcc 12 wrongly warns about
+    //@         MPI_STATUSES_IGNORE here: use the array above.
     //@ placeholder: (void)status; /* TODO 2: wait for every bucket */
     //@ solution {
     MPI_Waitall(BUCKETS, bk->req, status);
