@@ -173,3 +173,21 @@ int gen_task_untouched(const char *solution_path, const char *task_path)
     free(made);
     return same;
 }
+
+int gen_is_bug_hunt(const char *solution_path)
+{
+    FILE *in = fopen(solution_path, "r");
+    if (!in)
+        return -1;
+    char *line = NULL;
+    size_t cap = 0;
+    int found = 0;
+    while (!found && getline(&line, &cap, in) != -1) {
+        size_t indent;
+        const char *text = marker_text(line, &indent);
+        found = text && strncmp(text, "bug:", 4) == 0;
+    }
+    free(line);
+    fclose(in);
+    return found;
+}

@@ -24,6 +24,10 @@ int gen_task(FILE *in, const char *name, FILE *out, char *err, size_t errlen);
  * rename, so a half-written task never replaces a good one). */
 int gen_task_file(const char *solution_path, const char *task_path, char *err, size_t errlen);
 
+/* 1 when the solution at solution_path is a bug hunt's (it has a "//@ bug:" marker),
+ * 0 when not, -1 when it cannot be read. */
+int gen_is_bug_hunt(const char *solution_path);
+
 /* 1 when the file at task_path is exactly what the generator makes of solution_path
  * (a task nobody has started), 0 when it differs, -1 when either cannot be read. */
 int gen_task_untouched(const char *solution_path, const char *task_path);

@@ -398,7 +398,9 @@ void grade_task(const grade_context *ctx, const task_meta *task, int index, int 
 
     char *ref_path = xasprintf("%s/solutions/%s/%s", ctx->root, task->room, task->source);
     char *task_path = xasprintf("%s/%s/%s", ctx->tasks_from, task->room, task->source);
-    int untouched = ctx->detect_untouched && gen_task_untouched(ref_path, task_path) == 1;
+    /* A bug hunt is a whole program that fails as it comes: grading it untouched shows the failure. */
+    int untouched = ctx->detect_untouched && gen_is_bug_hunt(ref_path) == 0 &&
+                    gen_task_untouched(ref_path, task_path) == 1;
     free(ref_path), free(task_path);
     if (untouched) {
         tr->status = ST_NOT_STARTED;

@@ -339,6 +339,13 @@ static void test_gen_task_untouched(void)
     char *shorter = write_temp("int x;\n");
     CU_ASSERT_EQUAL(gen_task_untouched(solution, shorter), 0);
     CU_ASSERT_EQUAL(gen_task_untouched(solution, "/nonexistent/task.c"), -1);
+    /* A bug hunt's solution is known by its bug marker: graded even when untouched. */
+    char *hunt = write_temp("int x;\n//@ bug: int y = 0;\n//@ solution {\nint y = 1;\n//@ }\n");
+    CU_ASSERT_EQUAL(gen_is_bug_hunt(hunt), 1);
+    CU_ASSERT_EQUAL(gen_is_bug_hunt(solution), 0);
+    CU_ASSERT_EQUAL(gen_is_bug_hunt("/nonexistent/solution.c"), -1);
+    unlink(hunt);
+    free(hunt);
     char *files[] = { solution, task, edited, longer, shorter };
     for (int i = 0; i < 5; i++) {
         unlink(files[i]);
