@@ -158,6 +158,23 @@ int main(int argc, char **argv)
         printf("  first wrong sum: out[%ld] = %d, expected %d (block %ld, thread %ld)\n",
                first_wrong, out[first_wrong], out_cpu[first_wrong], first_wrong / tpb,
                first_wrong % tpb);
+    if (wrong > 0) {
+        /* Where the wrong sums sit inside their blocks: a clue to which threads' data it was. */
+        long near_start = 0, near_end = 0, elsewhere = 0;
+        for (long i = 0; i < n; i++) {
+            if (out[i] == out_cpu[i])
+                continue;
+            long t = i % tpb;
+            if (t < r)
+                near_start++;
+            else if (t >= tpb - r)
+                near_end++;
+            else
+                elsewhere++;
+        }
+        printf("  wrong sums by thread in their block: %ld among the first r threads, %ld among the last r, "
+               "%ld elsewhere\n", near_start, near_end, elsewhere);
+    }
     pr_result_int("wrong", wrong);
     pr_result_int("checksum", checksum(out, n));
 
