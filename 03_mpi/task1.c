@@ -1,15 +1,16 @@
 /*
  * Room 03, task 1: a distributed sum with MPI_Reduce.
  *
- * Add up 0.001 * i for i = 0, 1, ..., n-1 with `size` MPI ranks.  Every rank
- * runs this same program (SPMD): each one sums its own contiguous block of the
- * index range, and MPI_Reduce adds the partial sums into one total on rank 0.
- * n need not be a multiple of the number of ranks: the first n % size ranks
- * take one index more than the others, so no block is more than one index
- * larger than another.
+ * Add up 0.001 * i for i = 0, 1, ..., n-1 with several MPI ranks.  Every rank
+ * runs this same program (SPMD): each one adds up its own contiguous block of
+ * the index range, and the partial sums are combined into one sum on rank 0.
+ * n need not be a multiple of the number of ranks: the blocks may differ in
+ * length, but by one index at most.
  *
- *   TODO 1: the bounds [lo, hi) of this rank's block.
- *   TODO 2: MPI_Reduce of the partial sums into `total` on rank 0.
+ *   TODO 1: which indices this rank adds up.
+ *   TODO 2: the partial sums of all ranks combined into one sum on rank 0.
+ *
+ * Read first: README.md, "SPMD: one program, many ranks", "Running MPI programs", "Collectives", "Uneven splits: counts and displacements".
  *
  * The exact answer is 0.001 * n(n-1)/2.  The ranks add in a different order
  * from the serial loop, so the last few digits may differ (and they differ
@@ -27,10 +28,14 @@
  * `size` ranks: contiguous, in rank order, sizes differing by at most one. */
 static void my_block(long n, int size, int rank, long *lo, long *hi)
 {
-    // TODO 1: Every rank gets n / size indices, and the first n % size ranks
-    //         one more.  Rank r's block starts right after the blocks of
-    //         ranks 0 .. r-1 (for n=10 and 4 ranks: sizes 3,3,2,2, starts
-    //         0,3,6,8).  Set *lo to the first index and *hi to one past the last.
+    // TODO 1: Set [*lo, *hi) to this rank's block of [0, n).  What must hold:
+    //         the blocks of all ranks, taken in rank order, follow each other
+    //         with no gap and no overlap and cover [0, n) exactly; no block is
+    //         more than one index longer than another; the longer blocks come
+    //         first.  A rank works this out on its own, from its arguments
+    //         alone (result lines blocks_tile and largest_block).  The rule is
+    //         in the lesson, "Uneven splits: counts and displacements"; here
+    //         you need the start of a block without a loop over the others.
     *lo = 0; /* TODO 1: this rank's block */
     *hi = 0;
     (void)n, (void)size, (void)rank; /* (only silences "unused" warnings) */
@@ -49,10 +54,10 @@ static double distributed_sum(long n)
     for (long i = lo; i < hi; i++)
         local += 0.001 * (double)i;
 
-    // TODO 2: Add up every rank's `local` into `total` on rank 0 with one
-    //         call: MPI_Reduce(&local, &total, 1, MPI_DOUBLE, MPI_SUM, 0,
-    //         MPI_COMM_WORLD).  Every rank must call it (it is a collective),
-    //         and only the root (rank 0) gets the result.
+    // TODO 2: Combine the partial sums of all ranks so that rank 0 ends up
+    //         with the sum of all of them (what the other ranks end up with
+    //         does not matter; result line sum).  One collective does it; see
+    //         "Collectives" for which one, and for who must call it.
     double total = 0.0; /* TODO 2: reduce the partial sums onto rank 0 */
     (void)local;        /* (only silences an "unused" warning) */
     return rank == 0 ? total : 0.0;

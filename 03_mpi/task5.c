@@ -4,28 +4,26 @@
  * Heat flowing along a rod of n cells: in every time step each cell moves
  * towards the average of its two neighbours,
  *
- *     new[i] = u[i] + ALPHA * (u[i-1] - 2 u[i] + u[i+1])
+ *     new value = old + ALPHA * (neighbour before - 2 old + neighbour after)
  *
- * (the explicit scheme for the 1-D heat equation).  The rod's two ends are
- * held at fixed temperatures: LEFT_END beyond cell 0, RIGHT_END beyond cell
- * n-1.  The rod is cut into one block of cells per rank.  A rank can update
- * every cell of its block except the two at its edges, which need a value
- * from the neighbouring rank's block.  So every block has one extra "ghost"
- * cell at each end, which holds a copy of the neighbour's edge cell and must
- * be refreshed in every step:
+ * (the explicit scheme for the 1-D diffusion equation).  The rod's two ends
+ * are held at fixed temperatures: LEFT_END beyond cell 0, RIGHT_END beyond
+ * cell n-1.  The rod is cut into one block of cells per rank.  A rank can
+ * update every cell of its block except the two at its edges, which need a
+ * value from the neighbouring rank's block.  So every block has one extra
+ * "ghost" cell at each end, which holds a copy of the neighbour's edge cell
+ * and must be refreshed in every step:
  *
- *     rank r's array:  [ghost | cell 1 ... cell count | ghost]
- *                         ^       |            |         ^
- *                         |       v            v         |
- *         from rank r-1's last cell      to rank r+1 ... and from rank r+1's first cell
+ *     a rank's array:  [ghost | its first cell ... its last cell | ghost]
  *
- * Each step: post the receives for both ghosts and the sends of both edge
- * cells (MPI_Irecv, MPI_Isend: they return at once); update the inner cells,
- * which need no ghost, while the messages travel; wait for all four
- * (MPI_Waitall); then update the two edge cells.
+ * Each step: start the messages that refresh both ghosts (they return at
+ * once); update the inner cells, which need no ghost, while the messages
+ * travel; wait for the messages; then update the two edge cells.
  *
- *   TODO 1: post the two receives and the two sends.
- *   TODO 2: wait for them, then update the edge cells.
+ *   TODO 1: start the messages, with MPI_Irecv and MPI_Isend.
+ *   TODO 2: wait for them (MPI_Waitall), then update the edge cells.
+ *
+ * Read first: README.md, "Point-to-point: send and receive", "Non-blocking messages and overlap".
  *
  * At the ends of the rod there is no neighbour: the ranks there talk to
  * MPI_PROC_NULL, a "nobody" rank for which sends and receives do nothing, so
@@ -62,30 +60,30 @@ static void step(double *u, double *v, int count, int left, int right)
                            MPI_REQUEST_NULL };
     MPI_Status status[4]; /* what arrived: source, tag, size (unused here) */
 
-    // TODO 1: Post four non-blocking operations, one MPI_Request each (req[0..3]):
-    //           receive the left ghost u[0] from `left`          (tag TAG_TO_RIGHT)
-    //           receive the right ghost u[count+1] from `right`  (tag TAG_TO_LEFT)
-    //           send my first cell u[1] to `left`                (tag TAG_TO_LEFT)
-    //           send my last cell u[count] to `right`            (tag TAG_TO_RIGHT)
-    //         with MPI_Irecv(buf, 1, MPI_DOUBLE, source, tag, MPI_COMM_WORLD, &req[i])
-    //         and MPI_Isend(buf, 1, MPI_DOUBLE, dest, tag, MPI_COMM_WORLD, &req[i]).
-    //         (A message's tag says which way it travels, so the two that
-    //         cross between a pair of ranks cannot be confused.)
+    // TODO 1: Start the four messages of this step's halo exchange, each
+    //         with its own request.  What must hold once they are complete:
+    //         the ghost in front of this block holds the last cell of the
+    //         block before it, the ghost behind it the first cell of the block
+    //         after it (their values at the start of the step), and the
+    //         neighbours' ghosts likewise hold this block's two edge cells.
+    //         Two messages cross between every pair of neighbours: the tags
+    //         (defined at the top) must keep them apart.  The ends of the rod
+    //         need no special case.  See "Non-blocking messages and overlap"
+    //         (the diagram) and "Point-to-point: send and receive" (tags).
     (void)left, (void)right; /* TODO 1: post the halo receives and sends */
 
     /* The inner cells need no ghost: they are updated while the messages are
-     * on their way.  (Reading u[1] and u[count] here is fine: a send buffer may
-     * be read, never written, before its send completes.  The ghosts are not
+     * on their way.  (Reading the edge cells here is fine: a send buffer may be
+     * read, never written, before its send completes.  The ghosts are not
      * touched until the receives are complete.) */
     for (int i = 2; i < count; i++)
         v[i] = heat(u[i - 1], u[i], u[i + 1]);
 
-    // TODO 2: Wait for all four requests: MPI_Waitall(4, req, status).  Only
-    //         then are the ghosts u[0] and u[count+1] filled in.  Then update
-    //         the two edge cells, v[1] and v[count], with heat() like the inner
-    //         cells.  (When count == 1 they are the same cell.)
-    //         (MPI_STATUSES_IGNORE in place of `status` is fine too, but gcc 12
-    //         wrongly warns about it.)
+    // TODO 2: Complete all four requests; only then may the ghosts be read.
+    //         Then give the two edge cells their new values the way the loop
+    //         above does for the inner ones.  A block may hold a single cell.
+    //         Result lines cells_off, checksum and middle_cell depend on it.
+    //         See "Non-blocking messages and overlap" (and its note on gcc 12).
     (void)req, (void)status; /* TODO 2: wait, then the edge cells */
 }
 

@@ -8,9 +8,9 @@
  *       small messages: log2(p) rounds; in each, half of the ranks still
  *       active hand their partial sums to the other half.
  *
- *           round 1 (step 1):  1 -> 0    3 -> 2    5 -> 4    7 -> 6
- *           round 2 (step 2):  2 -> 0              6 -> 4
- *           round 3 (step 4):  4 -> 0
+ *           round 1:  1 -> 0    3 -> 2    5 -> 4    7 -> 6
+ *           round 2:  2 -> 0              6 -> 4
+ *           round 3:  4 -> 0
  *
  *   (b) a ring allreduce, the bandwidth-optimal algorithm behind data-parallel
  *       deep learning (Horovod, NCCL): the vector is cut into p chunks; a
@@ -18,9 +18,11 @@
  *       chunk fully summed, and an allgather of p-1 more steps passes the
  *       summed chunks round until every rank has all of them.
  *
- *   TODO 1: the tree reduce.
- *   TODO 2: the reduce-scatter phase of the ring.
- *   TODO 3: the allgather phase of the ring.
+ *   TODO 1: the tree reduce, with MPI_Send and MPI_Recv.
+ *   TODO 2: the reduce-scatter phase of the ring, with MPI_Sendrecv.
+ *   TODO 3: the allgather phase of the ring, with MPI_Sendrecv.
+ *
+ * Read first: README.md, "Point-to-point: send and receive", "MPI_Sendrecv", "Neighbours on a ring", "What a message costs".
  *
  * Both are compared with MPI_Reduce and MPI_Allreduce: integer sums are exact
  * in any order, so the results must be identical.  Then a table compares the
@@ -61,14 +63,15 @@ static void tree_reduce(const int64_t *mine, int64_t *acc, int64_t *tmp, long m)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
 
-    // TODO 1: Start with acc = your own vector (memcpy).  Then for step = 1,
-    //         2, 4, ... while step < size:
-    //           - if (rank & step) is not 0: MPI_Send acc (m numbers of type
-    //             MPI_INT64_T, tag TAG_TREE) to rank - step, and stop: this
-    //             rank's part is done;
-    //           - otherwise, if rank + step < size: MPI_Recv from rank + step
-    //             into tmp, and add_into(acc, tmp, m).
-    //         Check with the diagram at the top (p = 8), then with p = 3 and 5.
+    // TODO 1: The tree of the diagram above, for any number of ranks (not
+    //         only powers of two): at the end, rank 0's accumulator holds the
+    //         sum of every rank's vector, each added exactly once (result
+    //         lines tree_wrong and tree_checksum).  Every message sent must be
+    //         received by the rank meant for it, and a rank that has handed
+    //         on its partial sum takes no further part.  Work out from a
+    //         rank's number alone, in each round, whether it sends, receives
+    //         or is idle, and its partner.  (The accumulator starts as zeros.)
+    //         See "What a message costs".
     (void)mine, (void)acc, (void)tmp, (void)m, (void)rank, (void)size; /* TODO 1 */
 }
 
@@ -97,20 +100,26 @@ static void ring_allreduce(const int64_t *mine, int64_t *buf, int64_t *tmp, long
         count[c] = base + (c < extra ? 1 : 0);
     }
 
-    // TODO 2: Reduce-scatter.  Start with buf = your own vector (memcpy).
-    //         Then p-1 steps, s = 0 .. size-2: send chunk wrap(rank - s, size)
-    //         of buf to the right, and at the same time receive chunk
-    //         wrap(rank - s - 1, size) from the left into tmp (one
-    //         MPI_Sendrecv, tag TAG_REDUCE_SCATTER), and add it into that
-    //         chunk of buf.  Afterwards chunk wrap(rank + 1, size) of buf holds
-    //         the sum over all ranks.  (Draw it for p = 3 first.)
+    // TODO 2: Reduce-scatter, p-1 steps round the ring: in each step every
+    //         rank passes one chunk on and adds the chunk it gets into its own
+    //         copy of that chunk.  What must hold at the end: one chunk of
+    //         this rank's buf (a different one on every rank) holds the sum of
+    //         that chunk over all ranks.  Choose which chunk a rank sends in
+    //         each step so that every chunk's partial sum travels round the
+    //         ring and collects every rank's contribution once (buf starts as
+    //         zeros; this rank's own vector counts too).  The helpers above do
+    //         the adding and the modulo.  Receive into the scratch buffer: why
+    //         not straight into buf?  See "What a message costs" (the table
+    //         for 3 ranks).
     (void)mine, (void)tmp, (void)right, (void)left; /* TODO 2: reduce-scatter */
 
-    // TODO 3: Allgather.  p-1 more steps, s = 0 .. size-2: send chunk
-    //         wrap(rank + 1 - s, size) of buf to the right and receive chunk
-    //         wrap(rank - s, size) from the left, straight into its place in
-    //         buf (one MPI_Sendrecv, tag TAG_ALLGATHER): the finished chunks
-    //         travel round the ring and overwrite the partial ones.
+    // TODO 3: Allgather, p-1 more steps: the finished chunks travel round
+    //         the ring and replace the partial ones, until every rank's buf
+    //         holds the whole sum (result lines ring_wrong, ring_checksum).
+    //         Which chunk does a rank send first, given which one TODO 2 left
+    //         finished on it?  Here what arrives is a final value: it may go
+    //         straight to its place.  See "What a message costs" (the same
+    //         table).
     (void)buf; /* TODO 3: allgather */
     free(first);
 }

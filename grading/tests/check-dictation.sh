@@ -46,7 +46,7 @@ for id in $ids; do
     awk '
         /^[ \t]*\/\/@ solution \{/ { inblock = 1; next }
         /^[ \t]*\/\/@ \}/ { inblock = 0; next }
-        inblock && !/^[ \t]*(\/\/|\/\*|\*)/ && /[A-Za-z0-9]/ { print }' "$sol" > "$tmp/code"
+        inblock && !/^[ \t]*(\/\/|\/\*|\*[ \/]|\*$)/ && /[A-Za-z0-9]/ { print }' "$sol" > "$tmp/code"
     read -r lines written names named < <(awk '
         BEGIN {
             split("auto break case char const continue default do double else enum extern float for goto " \

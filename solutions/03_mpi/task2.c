@@ -5,14 +5,16 @@
  * block (it makes its block itself from the seed: nothing is sent).  Every
  * rank needs the mean and the standard deviation of ALL n values, for example
  * to standardise its own values afterwards.  MPI_Allreduce is a reduction
- * whose result arrives on every rank, so that takes two calls:
+ * whose result arrives on every rank.
  *
- *   TODO 1: the mean: each rank sums its block, MPI_Allreduce adds the sums.
- *   TODO 2: the standard deviation, in a second pass over the block: each rank
- *           sums (x - mean)^2, MPI_Allreduce adds those sums.
+ *   TODO 1: the mean of all n values, on every rank.
+ *   TODO 2: the standard deviation of all n values, on every rank, by the
+ *           two-pass method.
+ *
+ * Read first: README.md, "SPMD: one program, many ranks", "Collectives", "Why results can differ in the last bits".
  *
  * The values are about one million, with a spread of about one.  The one-pass
- * shortcut, mean(x^2) - mean(x)^2, subtracts two numbers of about 1e12 that
+ * shortcut, mean(v^2) - mean(v)^2, subtracts two numbers of about 1e12 that
  * agree in their first 12 digits, and loses almost all of them: the program
  * prints what it gives, beside the two-pass answer.  (The lesson explains.)
  *
@@ -31,10 +33,10 @@
  * sqrt(sum of (x - mean)^2 / n) of all n values. */
 static void distributed_stats(const double *x, long count, long n, double *mean, double *std)
 {
-    //@ TODO 1: Sum your own block into a local double, then add the local sums
-    //@         of all ranks with MPI_Allreduce(&local, &total, 1, MPI_DOUBLE,
-    //@         MPI_SUM, MPI_COMM_WORLD): unlike MPI_Reduce there is no root,
-    //@         every rank gets `total`.  Then *mean = total / n.
+    //@ TODO 1: Set *mean to the mean of all n values, the same on every rank
+    //@         (result line mean).  A rank sees only its own block; what it
+    //@         sends to the others must be enough to get the mean of all n,
+    //@         whatever the blocks' lengths.  See "Collectives".
     //@ placeholder: *mean = 0.0; /* TODO 1: the mean of all n values, on every rank */
     //@ placeholder: (void)x, (void)count, (void)n; /* (only silences "unused" warnings) */
     //@ solution {
@@ -45,9 +47,12 @@ static void distributed_stats(const double *x, long count, long n, double *mean,
     *mean = total / (double)n;
     //@ }
 
-    //@ TODO 2: Now that every rank knows the mean, a second pass: sum
-    //@         (x[i] - *mean)^2 over your block, add those sums of all ranks with
-    //@         MPI_Allreduce, and set *std = sqrt(sum / n).
+    //@ TODO 2: Set *std to the population standard deviation of all n values
+    //@         (the formula is above this function), on every rank (result
+    //@         line std), from a second pass over the block that uses the mean
+    //@         of TODO 1.  It must agree with the serial two-pass value to 1e-9
+    //@         relative, which the one-pass shortcut does not: see "Why results
+    //@         can differ in the last bits".
     //@ placeholder: *std = 0.0; /* TODO 2: the standard deviation, on every rank */
     //@ solution {
     double local_sq = 0.0, total_sq = 0.0;

@@ -3,22 +3,25 @@
  * divide evenly.
  *
  * Rank 0 holds n readings (as if it had read them from a file).  They are to
- * be rescaled to [0, 1]:  y = (x - min) / (max - min),  where min and max are
- * over ALL n readings.  The work is shared out:
+ * be rescaled to [0, 1]: each reading minus the smallest, divided by the
+ * difference between the largest and the smallest, where smallest and largest
+ * are over ALL n readings.  The work is shared out:
  *
- *   1. rank 0 scatters the array: every rank receives its own block;
+ *   1. rank 0 hands every rank its own block of the array;
  *   2. every rank finds the min and max of its block, and MPI_Allreduce
  *      (MPI_MIN, MPI_MAX) turns those into the global min and max, on every rank;
  *   3. every rank rescales its block;
- *   4. rank 0 gathers the blocks back into one array, in order.
+ *   4. rank 0 collects the blocks back into one array, in order.
  *
  * n is not a multiple of the number of ranks, so the blocks differ in size:
  * MPI_Scatter and MPI_Gather (one size for all) cannot do it, their "v"
- * versions can: they take a count and a displacement (start offset) per rank.
+ * versions (MPI_Scatterv, MPI_Gatherv) can.
  *
- *   TODO 1: counts[] and displs[] for every rank.
- *   TODO 2: MPI_Scatterv from rank 0.
- *   TODO 3: MPI_Gatherv back to rank 0.
+ *   TODO 1: counts[] and displs[]: the split, for every rank.
+ *   TODO 2: step 1.
+ *   TODO 3: step 4.
+ *
+ * Read first: README.md, "Collectives", "Uneven splits: counts and displacements", "Why results can differ in the last bits".
  *
  * Steps 2 and 3 are written for you.  min, max and one subtraction and one
  * division per value do not depend on how the array was cut, so the result is
@@ -36,12 +39,13 @@
  * in the whole array.  The same split as in task 1. */
 static void split(long n, int size, int *counts, int *displs)
 {
-    //@ TODO 1: For every rank r: counts[r] = n / size, plus one for the first
-    //@         n % size ranks; displs[r] = where block r starts, which is the
-    //@         sum of the counts before it (displs[0] = 0).
-    //@ placeholder: for (int r = 0; r < size; r++) /* TODO 1: every rank's count and start */
-    //@ placeholder:     counts[r] = displs[r] = 0;
-    //@ placeholder: (void)n;
+    //@ TODO 1: Fill counts[] and displs[] for every rank (not only this one).
+    //@         What must hold: rank r's block is counts[r] values starting at
+    //@         index displs[r]; the blocks, in rank order, cover [0, n) with no
+    //@         gap or overlap; the counts differ by one at most, larger ones
+    //@         first (the split of task 1; result lines blocks_tile and
+    //@         largest_count).  See "Uneven splits: counts and displacements".
+    //@ placeholder: (void)n, (void)size, (void)counts, (void)displs; /* TODO 1: the split */
     //@ solution {
     long base = n / size, extra = n % size;
     int start = 0;
@@ -68,10 +72,12 @@ static void rescale_distributed(const double *x, double *y, long n, int *counts,
     int mine = counts[rank];
     double *local = alloc_block(mine); /* this rank's block */
 
-    //@ TODO 2: Scatter x from rank 0: MPI_Scatterv(x, counts, displs, MPI_DOUBLE,
-    //@         local, mine, MPI_DOUBLE, 0, MPI_COMM_WORLD).  Every rank calls it;
-    //@         x, counts and displs matter only on the root, `mine` (how many
-    //@         this rank receives) on every rank.
+    //@ TODO 2: Step 1: every rank, rank 0 included, must end up with its own
+    //@         block of rank 0's x in its own buffer (allocated above, room for
+    //@         exactly its count; a count of 0 happens).  One collective with
+    //@         root 0.  Think about which of its arguments matter on the root
+    //@         only, and which on every rank.  See "Uneven splits: counts and
+    //@         displacements".
     //@ placeholder: (void)x; /* TODO 2: scatter x into every rank's `local` */
     //@ solution {
     MPI_Scatterv(x, counts, displs, MPI_DOUBLE, local, mine, MPI_DOUBLE, 0, MPI_COMM_WORLD);
@@ -93,9 +99,10 @@ static void rescale_distributed(const double *x, double *y, long n, int *counts,
     for (int i = 0; i < mine; i++)
         local[i] = range > 0 ? (local[i] - gmin) / range : 0.0;
 
-    //@ TODO 3: Gather the rescaled blocks back into y on rank 0, each at its
-    //@         displacement: MPI_Gatherv(local, mine, MPI_DOUBLE, y, counts,
-    //@         displs, MPI_DOUBLE, 0, MPI_COMM_WORLD).
+    //@ TODO 3: Step 4, the mirror image of TODO 2: rank 0's y must end up
+    //@         holding every rank's rescaled block, each where its original
+    //@         values were in x (result lines mismatches and sum).  Same
+    //@         section as TODO 2.
     //@ placeholder: (void)y; /* TODO 3: gather every rank's block into y on rank 0 */
     //@ solution {
     MPI_Gatherv(local, mine, MPI_DOUBLE, y, counts, displs, MPI_DOUBLE, 0, MPI_COMM_WORLD);

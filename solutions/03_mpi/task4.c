@@ -2,27 +2,28 @@
  * Room 03, task 4: point-to-point messages.  A ring with MPI_Sendrecv, and a
  * ping-pong with MPI_Send and MPI_Recv that measures latency and bandwidth.
  *
- * Part 1, the ring.  The ranks stand in a circle: rank r's right neighbour is
- * r+1 and its left neighbour r-1, wrapping around (the last rank's right
- * neighbour is rank 0).  Every rank starts with a vector of `len` numbers of
- * its own, the "carry".  In each of `size` steps, every rank passes its carry
- * to the right and receives a new one from the left, then adds what it
- * received into its running sum.  After `size` steps every vector has gone
- * all the way round: each rank's sum holds every rank's vector, and its carry
- * is its own vector again (it came home).
+ * Part 1, the ring.  The ranks stand in a circle: each has a neighbour on
+ * either side, and the last rank and rank 0 are neighbours too.  Every rank
+ * starts with a vector of numbers of its own.  In each of p steps (p ranks),
+ * every rank passes the vector it holds to the next rank round the circle,
+ * gets a vector from the rank before it in exchange, and adds what it got
+ * into its running sum.  After p steps every vector has gone all the way
+ * round: each rank's sum holds every rank's vector, and the vector it holds
+ * is its own again (it came home).
  *
- *   TODO 1: one step of the ring: who the neighbours are, and one
- *           MPI_Sendrecv that sends to one and receives from the other.
+ *   TODO 1: one step of the ring, with MPI_Sendrecv.
  *
- * Why not MPI_Send to the right, then MPI_Recv from the left?  Try it, with
- * len=1 and then len=100000 (the lesson explains what you see).
+ * Why not a plain MPI_Send, then MPI_Recv?  Try it, with len=1 and then
+ * len=100000 (the lesson explains what you see).
  *
  * Part 2, the ping-pong.  Ranks 0 and 1 bounce a message back and forth
- * `trips` times, for message sizes from 1 byte up to max_bytes.  Half the
- * time of a round trip is the time of one message: the program prints a
- * table of it, and the bandwidth it implies.  The other ranks wait.
+ * many times, for message sizes from 1 byte up to max_bytes.  Half the time
+ * of a round trip is the time of one message: the program prints a table of
+ * it, and the bandwidth it implies.  The other ranks wait.
  *
  *   TODO 2: the round trips, with MPI_Send and MPI_Recv.
+ *
+ * Read first: README.md, "Point-to-point: send and receive", "Blocking, eager and rendezvous, and the deadlock", "MPI_Sendrecv", "Neighbours on a ring", "What a message costs".
  *
  * The timings are only printed; what is checked is that every vector arrives
  * and that every echo comes back intact.
@@ -56,16 +57,14 @@ static void ring_trip(const int64_t *mine, int64_t *sum, int64_t *carry, int64_t
     for (int step = 0; step < size; step++) {
         memset(incoming, 0, bytes); /* nothing received yet */
 
-        //@ TODO 1: Work out the neighbours: right = the next rank, left = the
-        //@         previous one, both wrapping around (rank size-1's right
-        //@         neighbour is 0, rank 0's left neighbour is size-1; careful,
-        //@         in C (0 - 1) % size is -1).  Then, in ONE call, send `carry`
-        //@         (len numbers of type MPI_INT64_T) to the right and receive
-        //@         `incoming` from the left:
-        //@         MPI_Sendrecv(sendbuf, count, type, dest, tag,
-        //@                      recvbuf, count, type, source, tag,
-        //@                      MPI_COMM_WORLD, MPI_STATUS_IGNORE)
-        //@         with tag TAG_RING.
+        //@ TODO 1: One step of the ring.  What must hold after it, on every
+        //@         rank: `incoming` holds the vector that the previous rank
+        //@         round the circle held at the start of the step, and the next
+        //@         rank has got the vector this rank held.  It must work for
+        //@         rank 0 and the last rank, with 1 rank (its neighbours are
+        //@         itself) and for vectors too big to be sent eagerly
+        //@         (len=10007): no deadlock.  The tags are defined at the top.
+        //@         See "Neighbours on a ring" and "MPI_Sendrecv".
         //@ placeholder: (void)rank; /* TODO 1: one step of the ring */
         //@ solution {
         int right = (rank + 1) % size;
@@ -85,13 +84,12 @@ static void ring_trip(const int64_t *mine, int64_t *sum, int64_t *carry, int64_t
  * its `back` and sends that straight back.  Only ranks 0 and 1 call this. */
 static void ping_pong(int rank, const char *out, char *back, int bytes, int trips)
 {
-    //@ TODO 2: Repeat `trips` times:
-    //@           rank 0: MPI_Send `out` to rank 1 (tag TAG_PING), then MPI_Recv
-    //@                   the echo from rank 1 into `back` (tag TAG_PONG);
-    //@           rank 1: MPI_Recv from rank 0 into `back` (TAG_PING), then
-    //@                   MPI_Send `back` to rank 0 (TAG_PONG).
-    //@         Messages are `bytes` elements of type MPI_BYTE.  Think about the
-    //@         order: what happens if both ranks start with MPI_Recv?
+    //@ TODO 2: The round trips, each one a message from rank 0 to rank 1 and
+    //@         its echo back.  What must hold: rank 1 echoes exactly what it
+    //@         got, rank 0 ends with the echo of its message in its receive
+    //@         buffer (result line pingpong_echoes_ok), the two directions use
+    //@         different tags, and the two ranks never wait for each other at
+    //@         the same time.  See "Point-to-point: send and receive".
     //@ placeholder: (void)rank, (void)out, (void)back, (void)bytes, (void)trips; /* TODO 2 */
     //@ solution {
     for (int t = 0; t < trips; t++) {
