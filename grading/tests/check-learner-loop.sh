@@ -38,7 +38,7 @@ grep -q '\*\*\*' <<<"$out" && fail "make's error line follows a failing make gra
 grep -q '"NOT_STARTED": 1' build/grade-report.json || fail "the JSON report does not count NOT_STARTED"
 
 # The hint ladder: one rung at a time, remembered; LEVEL=n and ALL=1; a bad LEVEL is exit 2.
-rungs=$(make --no-print-directory hint TASK=01_threads/task4 ALL=1 | grep -c '^hint [0-9]* of ')
+rungs=$(grading/bin/grade --hint 01_threads/task4 --all --no-record | grep -c '^hint [0-9]* of ')
 [ "$rungs" -ge 3 ] || fail "01_threads/task4 has $rungs hint rungs, expected at least 3"
 make --no-print-directory hint TASK=01_threads/task4 | grep -q "^hint 1 of $rungs (the idea)" || fail "the first make hint is not rung 1"
 make --no-print-directory hint TASK=01_threads/task4 | grep -q "^hint 2 of $rungs (the structure)" || fail "the second make hint is not rung 2"
@@ -50,6 +50,9 @@ echo "/* started */" >> 01_threads/task4.c
 out=$(make --no-print-directory grade TASK=01_threads/task4 2>&1)
 grep -q "stuck? make hint TASK=01_threads/task4 (hint 3 of $rungs)" <<<"$out" || fail "no pointer to hint 3 after a FAIL: $out"
 grep -q '^ *hint' <<<"$out" && fail "make grade printed a hint unasked: $out"
+out=$(make --no-print-directory hint TASK=01_threads/task4 ALL=1)
+[ "$(grep -c '^hint [0-9]* of ' <<<"$out")" = "$rungs" ] || fail "ALL=1 does not show every rung: $out"
+grep -A3 '"01_threads/task4"' build/progress.json | grep -q "\"hints\": $rungs" || fail "ALL=1 is not remembered as every rung opened"
 # One task graded, and it passes: its room is not 'escaped', the others were not graded.
 out=$(make --no-print-directory grade TASK=01_threads/task1 2>&1)
 grep -q 'escaped!' <<<"$out" && fail "a room is called escaped after one of its tasks was graded: $out"
