@@ -124,15 +124,17 @@ submit() {
     fi
 }
 
-# The rooms' own job scripts grade the (untouched) tasks: the job runs, and every task is
-# NOT_STARTED (the grader's solution jobs below build and launch the programs).
+# The rooms' own job scripts grade the (untouched) tasks: the job runs, every task is
+# NOT_STARTED but the room's bug hunt, which is graded as it comes and FAILs (the
+# grader's solution jobs below build and launch every program).
 room_tasks() { grading/bin/grade --list | grep -c "^ *$1/task"; }
+room_hunts() { grep -l '^ *//@ bug:' "solutions/$1"/task* | wc -l; }
 for job in "room01 01_threads --cpus-per-task=2" "room02 02_processes --cpus-per-task=2" \
            "room03 03_mpi --ntasks=2 --cpus-per-task=1" "room05 05_cuda_mpi --ntasks=2 --cpus-per-task=1"; do
     read -r name room flags <<<"$job"
-    n=$(room_tasks "$room")
+    n=$(room_tasks "$room") hunts=$(room_hunts "$room")
     # shellcheck disable=SC2086  # the sbatch flags, split on purpose
-    submit "$name" nonzero "grading $n tasks" ": $n NOT_STARTED" -- $flags "$room/job.slurm"
+    submit "$name" nonzero "grading $n tasks" ": $hunts FAIL $((n - hunts)) NOT_STARTED" -- $flags "$room/job.slurm"
 done
 # A grading job for the instructor: the solutions graded inside an allocation, where the
 # grader launches the MPI ranks with srun.
