@@ -97,7 +97,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         check(room->title != NULL, "room title");
         for (int i = 0; i < room->ntasks; i++) {
             task_meta *t = &room->tasks[i];
-            check(t->title && t->source && t->kind && t->hint && t->runs_text, "task fields set");
+            check(t->title && t->source && t->kind && t->runs_text, "task fields set");
+            check(t->nhints >= 1 && t->nhints <= MAX_HINTS, "a hint ladder of 1 to MAX_HINTS rungs");
+            for (int h = 0; h < MAX_HINTS; h++)
+                check((h < t->nhints) == (t->hints[h] != NULL), "the ladder's rungs, and nothing past them");
             check(t->nconfigs > 0, "at least one configuration");
             check(t->timeout > 0 && t->timeout <= 3600, "timeout in range");
             for (int c = 0; c < t->nconfigs; c++) {
