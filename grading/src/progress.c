@@ -122,7 +122,8 @@ int progress_print(const workbook *wb, const char *path)
     printf("progress: %d of %d rooms escaped, %d of %d tasks pass\n", escaped, wb->nrooms, passed, total);
     if (next)
         printf("next: make grade TASK=%s   (%s; %s)\n", next->id, next->title,
-               next_status ? next_status : "not graded yet");
+               !next_status ? "not graded yet"
+               : strcmp(next_status, "NOT_STARTED") == 0 ? "not started" : next_status);
     else
         printf("every room escaped: well done\n");
     json_decref(root);
