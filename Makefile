@@ -111,9 +111,9 @@ sanitize: $(GRADE)
 sanitize-gpu:
 	$(Q)bash grading/tests/sanitize-gpu.sh
 
-## gpu-session: on a lent GPU machine: rooms 04-06 natively, room 05's figures, check-gpu,
+## gpu-session: on a machine with an NVIDIA GPU: rooms 04-06 natively, room 05's figures, check-gpu,
 ##              sanitize-gpu, the GPU bench, GPU DDP at 1..4 ranks (DEBS=dir: .debs to unpack;
-##              PART=grade|sanitize|bench, one device call each); a log and an archive in $OUT
+##              PART=grade|sanitize|bench, each under 10 minutes); a log and an archive in $OUT
 gpu-session:
 	$(Q)bash grading/tests/gpu-session.sh $(if $(DEBS),--debs $(DEBS)) $(if $(PART),--part $(PART))
 

@@ -66,7 +66,7 @@ mpi_defaults() {
 is_openmpi() { "${1:-mpiexec}" --version 2>&1 | grep -qE 'Open MPI|OpenRTE'; }
 
 # mpi_run N PROGRAM ARGS...: N ranks under $MPIEXEC.  Open MPI wants --oversubscribe
-# for more ranks than cores, and leave to run as root (the lent GPU machines run
+# for more ranks than cores, and leave to run as root (GPU nodes and containers often run
 # everything as root); MPICH needs neither.  Asks the flavour once (MPI_FLAVOUR).
 mpi_run() {
     local n=$1; shift

@@ -67,11 +67,11 @@ grep -qE '06 task3 DDP, 2 rank\(s\).* s ' "$tmp/log" || fail "06 task3's CPU DDP
 passed "GPU DDP runs that fail: a FAILED row for each rank count, exit 1"
 
 # The maintainers' GPU session script (make gpu-session), whose parts otherwise only run
-# on a lent GPU: its plumbing with the same fake GPU and a fake compute-sanitizer, under
+# on a machine with an NVIDIA GPU: its plumbing with the same fake GPU and a fake compute-sanitizer, under
 # Open MPI where it is installed (the GPU machines have it, and run as root): the
 # sanitize part runs every CUDA solution (MPI ones at 2 ranks) and keeps the logs, exit 0;
-# the bench part keeps each step's output and fails (exit 1); either leaves OUT as the
-# device tool can bring it back (a log and an archive).
+# the bench part keeps each step's output and fails (exit 1); either leaves OUT small
+# enough to copy back from a remote GPU node (a log and an archive).
 printf '#!/bin/sh\nshift 4; "$@"; rc=$?; echo "========= ERROR SUMMARY: 0 errors"; exit $rc\n' \
     > "$tmp/fake/compute-sanitizer"
 chmod +x "$tmp/fake/compute-sanitizer"
@@ -81,9 +81,9 @@ session() {  # session PART: gpu-session.sh with the fake GPU, its OUT in $tmp/s
     env PATH="$tmp/fake:$PATH" NVCC="$tmp/fake/nvcc" "${mpi[@]}" OUT="$tmp/session-$1" BENCH_OUT="$tmp/out" \
         bash grading/tests/gpu-session.sh --part "$1" > "$tmp/log" 2>&1
     local rc=$?
-    # What the device tool brings back: at most 8 files, none more than 2 folders down
+    # What OUT may hold: at most 8 files, none more than 2 folders down
     local files; files=$(find "$tmp/session-$1" -type f | wc -l)
-    [ "$files" -le 8 ] || fail "gpu-session $1: $files files under OUT (the device tool brings back 8)"
+    [ "$files" -le 8 ] || fail "gpu-session $1: $files files under OUT (at most 8)"
     [ -z "$(find "$tmp/session-$1" -mindepth 3 -type f)" ] || fail "gpu-session $1: files more than 2 folders down under OUT"
     mkdir -p "$tmp/session-$1/x"
     tar xzf "$tmp/session-$1/gpu-session-$1.tgz" -C "$tmp/session-$1/x" 2>/dev/null ||

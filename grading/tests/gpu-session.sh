@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# gpu-session.sh [--debs DIR] [--part grade|sanitize|bench|all] -- everything a lent GPU machine is for, in one
-# call (device time is scarce: few, full calls).  For maintainers; make gpu-session.
+# gpu-session.sh [--debs DIR] [--part grade|sanitize|bench|all] -- what only a machine with an NVIDIA GPU can
+# check, in one command per part.  For maintainers; make gpu-session.
 #
 #   1. inventory: GPU, driver, nvcc, MPI flavour, NCCL, compute-sanitizer, cores;
 #   2. the grader built and its unit tests;
@@ -12,15 +12,14 @@
 #   4. make sanitize-gpu: memcheck, racecheck, synccheck over every CUDA solution;
 #   5. make bench ROOM=04 (the GPU half: copy, CUB, cuBLAS and the kernels against
 #      them) and ROOM=06 (with 06 task6's GPU DDP at 1..4 ranks: time per epoch).
-# --part picks steps 3, 4 or 5 (1 and 2 always run; default all).  The device tool
-# cuts a command at 10 minutes: call it once per part there (on an H100: grade 6 min,
-# sanitize 1, bench 2).  --debs DIR: Debian .debs of libraries the machine lacks
+# --part picks steps 3, 4 or 5 (1 and 2 always run; default all); each part fits in
+# 10 minutes where a job must (on an H100: grade 6 min, sanitize 1, bench 2).  --debs DIR: Debian .debs of libraries the machine lacks
 # (jansson, inih, CUnit), unpacked beside the repo (.gpu-carry/root), not into /.
-# The log streams to $OUT/log-PART.txt ($OUT: the device tool's folder; else
-# build/gpu-session); each step's whole output, its reports, sanitizer logs and bench
+# The log streams to $OUT/log-PART.txt ($OUT: the folder to copy back from a
+# remote GPU node; else build/gpu-session); each step's whole output, its reports, sanitizer logs and bench
 # tables go to build/gpu-session/PART/, packed after every step into
-# $OUT/gpu-session-PART.tgz: two files, as the device tool brings back at most 8 (and
-# nothing deeper than two folders).  Each step says ok or FAILED; the last line counts
+# $OUT/gpu-session-PART.tgz: two files, easy to copy back (at most 8 files are allowed
+# there, nothing deeper than two folders).  Each step says ok or FAILED; the last line counts
 # them.  Exit 0 when every step was ok, 1 otherwise, 2 on misuse, 3 when there is no
 # GPU (nothing checked).
 set -u

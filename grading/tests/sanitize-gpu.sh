@@ -43,7 +43,7 @@ if [ -z "$CS" ]; then
 fi
 . grading/lib.sh
 mpi_defaults  # the mpicxx and mpiexec that belong to MPICC, as the grader's
-# Open MPI refuses to start as root without these (the lent GPU machines run everything
+# Open MPI refuses to start as root without these (GPU nodes and containers often run everything
 # as root, with Open MPI); MPICH ignores them.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 ARCH=${CUDA_ARCH:-native}
