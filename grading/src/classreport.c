@@ -13,6 +13,7 @@
  * Exit status: 0 written; 1 a file could not be written; 2 usage. */
 #define _GNU_SOURCE
 #include "meta.h"
+#include "progress.h"
 #include "report.h"
 #include "util.h"
 
@@ -247,7 +248,7 @@ static void read_hints(const class_summary *cls, student *st, const char *path)
     json_t *root = json_load_file(path, 0, NULL);
     const char *schema = json_string_value(json_object_get(root, "schema"));
     json_t *tasks = json_object_get(root, "tasks");
-    if (schema && strcmp(schema, "parallel-rooms/progress/1") == 0 && json_is_object(tasks)) {
+    if (schema && strcmp(schema, PROGRESS_SCHEMA) == 0 && json_is_object(tasks)) {
         for (int t = 0; t < cls->ntasks; t++) {
             json_t *opened = json_object_get(json_object_get(tasks, cls->tasks[t]->id), "hints");
             json_int_t n = json_is_integer(opened) ? json_integer_value(opened) : 0;

@@ -396,15 +396,13 @@ void grade_task(const grade_context *ctx, const task_meta *task, int index, int 
     for (int c = 0; c < tr->nruns; c++)
         tr->runs[c].config = xstrdup(task->configs[c].label);
 
-    char *ref_path = xasprintf("%s/solutions/%s/%s", ctx->root, task->room, task->source);
-    char *task_path = xasprintf("%s/%s/%s", ctx->tasks_from, task->room, task->source);
+    char *ref_src = xasprintf("%s/solutions/%s/%s", ctx->root, task->room, task->source);
+    char *task_src = xasprintf("%s/%s/%s", ctx->tasks_from, task->room, task->source);
     /* A bug hunt is a whole program that fails as it comes: grading it untouched shows the failure. */
-    int untouched = ctx->detect_untouched && gen_is_bug_hunt(ref_path) == 0 &&
-                    gen_task_untouched(ref_path, task_path) == 1;
-    free(ref_path), free(task_path);
-    if (untouched) {
+    if (ctx->detect_untouched && gen_is_bug_hunt(ref_src) == 0 && gen_task_untouched(ref_src, task_src) == 1) {
         tr->status = ST_NOT_STARTED;
         tr->message = xstrdup("not started: the file is still as it came, so it was neither built nor run");
+        free(ref_src), free(task_src);
         task_done(tr, start, index, total);
         return;
     }
@@ -412,11 +410,10 @@ void grade_task(const grade_context *ctx, const task_meta *task, int index, int 
     if (skip) {
         tr->status = ST_SKIP;
         tr->message = skip;
+        free(ref_src), free(task_src);
         task_done(tr, start, index, total);
         return;
     }
-    char *ref_src = xasprintf("%s/solutions/%s/%s", ctx->root, task->room, task->source);
-    char *task_src = xasprintf("%s/%s/%s", ctx->tasks_from, task->room, task->source);
     char *ref_exe = ctx->ref_dir ? xasprintf("%s/%s", ctx->ref_dir, task->id)
                                  : xasprintf("%s/bin/ref/%s", ctx->build_dir, task->id);
     char *task_exe = xasprintf("%s/bin/task/%s", ctx->build_dir, task->id);

@@ -8,8 +8,6 @@
 #include <string.h>
 #include <time.h>
 
-#define PROGRESS_SCHEMA "parallel-rooms/progress/1"
-
 /* The file's tasks object (a new reference), or a new empty one when the file is
  * missing or not ours. */
 static json_t *load_tasks(const char *path)

@@ -12,6 +12,8 @@
 #include "meta.h"
 #include "report.h"
 
+#define PROGRESS_SCHEMA "parallel-rooms/progress/1"
+
 /* Merges the statuses of rep into the progress file at path (created if missing). */
 int progress_record(const grade_report *rep, const char *path);
 

@@ -144,14 +144,14 @@ void report_counts(const grade_report *rep, int counts[ST_COUNT])
         counts[rep->tasks[i].status]++;
 }
 
-/* After a task that did not pass: where the next rung of its hint ladder is. */
-static void print_hint_pointer(const task_report *tr)
+/* After a task that did not pass: where the next rung of its hint ladder is (never
+ * the hint itself, which a learner asks for, one rung at a time), as a new string. */
+static char *hint_pointer(const task_report *tr)
 {
     const task_meta *t = tr->meta;
     if (tr->hints_opened < t->nhints)
-        printf("             stuck? make hint TASK=%s (hint %d of %d)\n", t->id, tr->hints_opened + 1, t->nhints);
-    else
-        printf("             stuck? every hint is open: make hint TASK=%s ALL=1\n", t->id);
+        return xasprintf("stuck? make hint TASK=%s (hint %d of %d)", t->id, tr->hints_opened + 1, t->nhints);
+    return xasprintf("stuck? every hint is open: make hint TASK=%s ALL=1", t->id);
 }
 
 /* The room's closing line: escaped only when every task of the room was graded
@@ -202,7 +202,9 @@ void term_summary(const grade_report *rep, const workbook *wb, const char *json_
             if (tr->message)
                 print_indented(tr->message, "             ");
             if (tr->status != ST_SKIP) {
-                print_hint_pointer(tr);
+                char *pointer = hint_pointer(tr);
+                printf("             %s\n", pointer);
+                free(pointer);
                 if (tr->log_path)
                     printf("             full output: %s\n", tr->log_path);
             }
@@ -289,14 +291,6 @@ int report_write_json(const grade_report *rep, const char *path)
 }
 
 /* ---- Gradescope ------------------------------------------------------------------ */
-
-/* Where the hints are, for a task that did not pass: never the hint itself,
- * which a learner asks for (make hint), one rung at a time. */
-static char *hint_pointer(const task_report *tr)
-{
-    return xasprintf("stuck? make hint TASK=%s (%d hint%s, from the idea to nearly the code)", tr->meta->id,
-                     tr->meta->nhints, tr->meta->nhints == 1 ? "" : "s");
-}
 
 /* The text a student sees under a task on Gradescope: status, message, where the hints are. */
 static char *gradescope_output(const task_report *tr)
