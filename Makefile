@@ -30,8 +30,10 @@ DEPS     := bash grading/deps.sh
 # A failing `make grade` typed by a person ends with the grader's own summary, not make's
 # "*** [Makefile:NN: grade] Error 1" under it: make is stopped quietly (SIGINT, which no
 # shell reports; exit status 130).  Inside another make or a script's make (MAKELEVEL > 0)
-# the failure is passed on as usual.
-QUIET_FAILURE = { rc=$$?; if [ "$(MAKELEVEL)" = 0 ]; then kill -INT $$PPID; exit 0; fi; exit $$rc; }
+# the failure is passed on as usual.  The shell stays a moment after the signal: make's
+# handler waits for its child, and a child that is already gone when the signal lands can
+# be reaped twice ("make: *** wait: No child processes").
+QUIET_FAILURE = { rc=$$?; if [ "$(MAKELEVEL)" = 0 ]; then kill -INT $$PPID; sleep 1; exit 0; fi; exit $$rc; }
 
 # ROOM / TASK filters for the grader.
 GRADE_FILTER := $(if $(ROOM),--room $(ROOM)) $(if $(TASK),--task $(TASK))
