@@ -5,6 +5,7 @@
 #include "results.h"
 #include "util.h"
 
+#include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,14 +123,36 @@ static char *build(const grade_context *ctx, const task_meta *task, const char *
     return failure;
 }
 
-/* 1 when exe exists and is newer than every file it is made from. */
-static int up_to_date(const grade_context *ctx, const char *exe, const char *source)
+/* 1 when every header in dir is older than t (a folder that cannot be read: 0). */
+static int headers_older(const char *dir, time_t t)
 {
-    struct stat e, s, h;
-    char *header = xasprintf("%s/pr.h", ctx->tc->include_dir);
-    int fresh = stat(exe, &e) == 0 && stat(source, &s) == 0 && stat(header, &h) == 0 &&
-                e.st_mtime > s.st_mtime && e.st_mtime > h.st_mtime;
-    free(header);
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    int older = 1;
+    for (struct dirent *e; older && (e = readdir(d));) {
+        size_t n = strlen(e->d_name);
+        if (n < 3 || strcmp(e->d_name + n - 2, ".h") != 0)
+            continue;
+        char *path = xasprintf("%s/%s", dir, e->d_name);
+        struct stat h;
+        older = stat(path, &h) == 0 && h.st_mtime < t;
+        free(path);
+    }
+    closedir(d);
+    return older;
+}
+
+/* 1 when exe exists and is newer than every file it is made from: the source, pr.h's
+ * folder and the room's own headers. */
+static int up_to_date(const grade_context *ctx, const task_meta *task, const char *exe, const char *source)
+{
+    struct stat e, s;
+    if (stat(exe, &e) != 0 || stat(source, &s) != 0 || e.st_mtime <= s.st_mtime)
+        return 0;
+    char *room = xasprintf("%s/%s", ctx->root, task->room);
+    int fresh = headers_older(ctx->tc->include_dir, e.st_mtime) && headers_older(room, e.st_mtime);
+    free(room);
     return fresh;
 }
 
@@ -140,7 +163,7 @@ static char *build_reference(const grade_context *ctx, const task_meta *task, co
                              const char *exe, int *not_simulated)
 {
     *not_simulated = 0;
-    if (ctx->reuse_refs && up_to_date(ctx, exe, source))
+    if (ctx->reuse_refs && up_to_date(ctx, task, exe, source))
         return NULL;
     char *tmp = xasprintf("%s.%ld.tmp", exe, (long)getpid());
     char *failure = build(ctx, task, source, tmp, not_simulated);

@@ -271,6 +271,7 @@ void toolchain_detect(toolchain *tc, const char *root)
     }
     if (!tc->include_dir)
         tc->include_dir = xasprintf("%s/grading", root);
+    tc->root = xstrdup(root);
     char *simcc = xasprintf("%s/simcc", tc->include_dir);
     if (access(simcc, X_OK) == 0)
         tc->simcc = simcc;
@@ -290,7 +291,7 @@ void toolchain_detect(toolchain *tc, const char *root)
 void toolchain_free(toolchain *tc)
 {
     free(tc->cc), free(tc->mpicc), free(tc->mpicxx), free(tc->mpiexec), free(tc->nvcc), free(tc->cuda_arch);
-    free(tc->include_dir), free(tc->mpi_version), free(tc->gpu_name), free(tc->simcc);
+    free(tc->include_dir), free(tc->root), free(tc->mpi_version), free(tc->gpu_name), free(tc->simcc);
     free(tc->hosts), free(tc->hostfile), free(tc->srun_mpi);
     sl_free(&tc->cflags);
     sl_free(&tc->mpiexec_flags);
@@ -404,6 +405,8 @@ void build_command(const toolchain *tc, const task_meta *task, const char *sourc
         sl_push(argv, tc->mpicxx);
     }
     sl_push_owned(argv, xasprintf("-I%s", tc->include_dir));
+    if (tc->root && task->room)
+        sl_push_owned(argv, xasprintf("-I%s/%s", tc->root, task->room));
     sl_push(argv, "-o");
     sl_push(argv, exe);
     sl_push(argv, source);

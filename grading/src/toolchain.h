@@ -23,6 +23,8 @@ typedef struct {
     strlist mpiexec_flags;   /* from MPIEXEC_FLAGS */
     int werror;              /* add -Werror (the maintainers' checks) */
     char *include_dir;       /* absolute path of grading/ (pr.h) */
+    char *root;              /* the workbook's absolute path: ROOT/NN_room holds a room's own
+                              * headers (its shared scaffolding), on every build's -I path */
     int have_cc, have_mpi, have_nvcc, have_gpu;
     char *simcc;             /* grading/simcc (the CUDA CPU simulator's compiler driver), or NULL */
     int force_sim;           /* GRADE_CUDA=sim: simulate even where a GPU is present */
@@ -68,7 +70,9 @@ char *toolchain_skip_reason(const toolchain *tc, const task_meta *task, int *nee
  * built with grading/simcc and run on the CPU (no usable GPU, or GRADE_CUDA=sim). */
 const char *toolchain_mode(const toolchain *tc, const task_meta *task);
 
-/* The command that compiles `source` into `exe`. */
+/* The command that compiles `source` into `exe`: the task's own file, pr.h's folder and
+ * the room's folder in the workbook (ROOT/NN_room) on the include path, so a task file
+ * graded from elsewhere (--tasks-from) still gets the workbook's room header. */
 void build_command(const toolchain *tc, const task_meta *task, const char *source, const char *exe,
                    strlist *argv);
 /* The command that runs `exe` in configuration cfg (through mpiexec for MPI

@@ -625,6 +625,7 @@ static void fake_toolchain(toolchain *tc, int have_gpu)
     tc->nvcc = xstrdup("nvcc");
     tc->cuda_arch = xstrdup("native");
     tc->include_dir = xstrdup("/w/grading");
+    tc->root = xstrdup("/w");
     tc->simcc = xstrdup("/w/grading/simcc");
     tc->mpi_version = xstrdup("MPICH 4.0.2");
     tc->have_cc = tc->have_mpi = tc->have_nvcc = 1;
@@ -690,6 +691,7 @@ static void test_toolchain_cuda_mpi(void)
     task_meta task;
     memset(&task, 0, sizeof task);
     task.kind = "cuda_mpi";
+    task.room = "05_x";
     task.libs = "-lnccl -lsurely_not_installed_xyz";
 
     /* No GPU: simulated, built by simcc with MPI's C++ wrapper as its host compiler. */
@@ -704,6 +706,8 @@ static void test_toolchain_cuda_mpi(void)
     CU_ASSERT_STRING_EQUAL(cmd.items[0], "/w/grading/simcc");
     CU_ASSERT(has_word(&cmd, "-ccbin") && has_word(&cmd, "mpicxx"));
     CU_ASSERT(!has_word(&cmd, "-lnccl")); /* libraries are for native builds only */
+    /* pr.h's folder and the room's own (its shared header), whatever folder the task came from */
+    CU_ASSERT(has_word(&cmd, "-I/w/grading") && has_word(&cmd, "-I/w/05_x"));
     sl_free(&cmd);
 
     /* NCCL tasks cannot be simulated: SKIP, and only for want of a GPU. */

@@ -97,6 +97,15 @@ else
     bad "lineerr: no error at lineerr.cu:11:"; head -5 "$out/lineerr.build" | sed 's/^/        /'
 fi
 
+# nvcc's own flags that mean nothing to the simulator are accepted, -lineinfo among them
+# (it begins with -l, as libraries do).
+if "$simcc" -O2 -lineinfo --lineinfo -I"$root/grading" -o "$out/vecadd_li" vecadd.cu >"$out/lineinfo.err" 2>&1 &&
+   [ -x "$out/vecadd_li" ]; then
+    ok "-lineinfo is accepted and ignored"
+else
+    bad "-lineinfo:"; head -5 "$out/lineinfo.err" | sed 's/^/        /'
+fi
+
 # What the simulator cannot offer is refused with status 77.
 "$simcc" -o "$out/x" vecadd.cu -lcublas >"$out/cublas.err" 2>&1; rc=$?
 [ $rc -eq 77 ] && grep -q "not simulated: cuBLAS" "$out/cublas.err" && ok "-lcublas refused (77)" || bad "-lcublas: status $rc"
