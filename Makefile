@@ -81,9 +81,11 @@ test:
 unit-test: $(UNIT)
 	$(Q)$(UNIT)
 
-## check-generated: the committed tasks equal what the generator makes of the committed solutions
-check-generated: $(PRGEN)
+## check-generated: the committed tasks equal what the generator makes of the committed solutions,
+##                  every solution has its tasks.ini entry (and the check fails where it should)
+check-generated: $(PRGEN) $(GRADE)
 	$(Q)bash grading/check-generated.sh
+	$(Q)bash grading/tests/check-generated-negative.sh
 
 ## check-dictation: the TODOs and first hints write out at most 5% of the solutions' lines and
 ##                  name at most 45% of their identifiers (a learner who copies a comment must not pass)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # check-generated.sh -- the committed tasks equal what the generator makes of the
-# committed solutions.  It reads the files from git's HEAD commit, never the working
-# copy, so a learner's edits cannot make it fail.
+# committed solutions, and every solution has its tasks.ini entry.  It reads the files
+# from git's HEAD commit, never the working copy, so a learner's edits cannot make it fail.
 set -u
 cd "$(dirname "$0")/.."
 if ! git rev-parse --verify -q HEAD >/dev/null 2>&1; then
@@ -37,6 +37,22 @@ done
 for task in $(grep -E '^[0-9][0-9]_[^/]+/task[^/]*\.(c|cu)$' <<<"$committed"); do
     grep -qx "solutions/$task" <<<"$committed" || { echo "check-generated: $task has no committed solution"; bad=1; }
 done
+# Every committed solution has its entry in the committed tasks.ini of its room: one
+# without is generated and committed but never graded.  The grader reads the entries
+# (grade --describe), from the committed tasks.ini files only.
+mkdir -p "$tmp/root"
+for ini in $(grep -E '^[0-9][0-9]_[^/]+/tasks\.ini$' <<<"$committed"); do
+    mkdir -p "$tmp/root/${ini%/tasks.ini}"
+    git show "HEAD:$ini" > "$tmp/root/$ini"
+done
+if ! grading/bin/grade --root "$tmp/root" --describe > "$tmp/describe" 2> "$tmp/err"; then
+    echo "check-generated: the committed tasks.ini files do not load: $(cat "$tmp/err")"; bad=1
+else
+    for sol in $(grep -E '^solutions/[0-9][0-9]_[^/]+/task[^/]*\.(c|cu)$' <<<"$committed"); do
+        cut -f3 "$tmp/describe" | grep -qx "$sol" ||
+            { echo "check-generated: $sol has no entry in its room's tasks.ini, so it is never graded"; bad=1; }
+    done
+fi
 if [ "$count" -eq 0 ]; then
     echo "check-generated: no committed solutions found"; exit 1
 fi

@@ -33,6 +33,10 @@ static void usage(FILE *f)
           "  --junit FILE         JUnit XML report (default build/grade-report.xml)\n"
           "  --root DIR           the workbook (default .)\n"
           "  --list               list rooms and tasks, and exit\n"
+          "  --describe           what scripts need to know of the selected tasks, and exit: a\n"
+          "                       header line, then one tab-separated line per run configuration\n"
+          "                       (task source solution kind mpi cuda libs line config; libs is -\n"
+          "                       when none, line is the tasks.ini runs line the config comes from)\n"
           "  --hint TASK          print the next level of a task's hint ladder (remembered in\n"
           "                       build/progress.json), and exit; with --level N that level,\n"
           "                       with --all every level, with --no-record nothing is remembered\n"
@@ -64,6 +68,20 @@ static void list_workbook(FILE *f, const workbook *wb)
         fprintf(f, "  %s -- %s\n", wb->rooms[r].dir, wb->rooms[r].title);
         for (int i = 0; i < wb->rooms[r].ntasks; i++)
             fprintf(f, "    %-22s %s\n", wb->rooms[r].tasks[i].id, wb->rooms[r].tasks[i].title);
+    }
+}
+
+/* --describe: the tasks as scripts need them (sanitizers, stress, the cluster tests, the
+ * checks), so that no script parses tasks.ini again.  One line per run configuration. */
+static void describe_tasks(FILE *f, const task_meta *const *tasks, int ntasks)
+{
+    fputs("task\tsource\tsolution\tkind\tmpi\tcuda\tlibs\tline\tconfig\n", f);
+    for (int i = 0; i < ntasks; i++) {
+        const task_meta *t = tasks[i];
+        for (int c = 0; c < t->nconfigs; c++)
+            fprintf(f, "%s\t%s/%s\tsolutions/%s/%s\t%s\t%s\t%s\t%s\t%d\t%s\n", t->id, t->room, t->source, t->room,
+                    t->source, t->kind, task_uses_launcher(t) ? "yes" : "no", task_uses_cuda(t) ? "yes" : "no",
+                    t->libs && *t->libs ? t->libs : "-", t->configs[c].line, t->configs[c].label);
     }
 }
 
@@ -158,7 +176,7 @@ int main(int argc, char **argv)
     const char *root_arg = ".", *hint_task = NULL, *build_arg = NULL, *ref_dir_arg = NULL;
     const char *gradescope_path = NULL;
     const char *hint_level = NULL;
-    int werror = 0, list_only = 0, quiet = 0, verbose = 0, show_progress = 0, hint_all = 0, hint_record = 1;
+    int werror = 0, list_only = 0, describe = 0, quiet = 0, verbose = 0, show_progress = 0, hint_all = 0, hint_record = 1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int has_value = i + 1 < argc;
@@ -186,6 +204,8 @@ int main(int argc, char **argv)
             werror = 1;
         else if (strcmp(a, "--list") == 0)
             list_only = 1;
+        else if (strcmp(a, "--describe") == 0)
+            describe = 1;
         else if (strcmp(a, "--quiet") == 0)
             quiet = 1;
         else if (strcmp(a, "--verbose") == 0)
@@ -273,6 +293,12 @@ int main(int argc, char **argv)
                 what ? what : "");
         list_workbook(stderr, &wb);
         return 2;
+    }
+    if (describe) {
+        describe_tasks(stdout, selected, nselected);
+        free(selected);
+        workbook_free(&wb);
+        return 0;
     }
     if (hint_task) {
         char *build = xasprintf("%s/build", root);

@@ -249,8 +249,12 @@ static int on_ini_entry(void *user, const char *section, const char *name, const
         st->runs_lines.items[index] = line[0] ? xasprintf("%s | %s", line, value) : xstrdup(value);
         free(line);
         char err[300];
+        int before = t->nconfigs;
         if (expand_runs(value, &t->configs, &t->nconfigs, err, sizeof err) != 0)
             return fail(st, "[%s]: %s", section, err);
+        t->nrun_lines++;
+        for (int c = before; c < t->nconfigs; c++)
+            t->configs[c].line = t->nrun_lines;
     } else {
         return fail(st, "[%s]: unknown key '%s' (known: title source kind runs timeout hint1..hint9 libs)", section, name);
     }

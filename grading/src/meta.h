@@ -33,6 +33,7 @@ typedef struct {
     int nkeys;
     char **keys;
     char **values;
+    int line;      /* the runs line it comes from: 1 for the task's first */
 } run_config;
 
 typedef struct {
@@ -49,6 +50,7 @@ typedef struct {
     char *runs_text;  /* every runs line, joined by " | " (for messages) */
     run_config *configs;
     int nconfigs;
+    int nrun_lines; /* how many runs lines the task has */
 } task_meta;
 
 typedef struct {

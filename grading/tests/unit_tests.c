@@ -228,7 +228,13 @@ static void test_room_load(void)
     CU_ASSERT_EQUAL_FATAL(room.ntasks, 2);
     /* task2 sorts before task10 */
     CU_ASSERT_STRING_EQUAL(room.tasks[0].id, "07_test/task2");
-    CU_ASSERT_EQUAL(room.tasks[0].nconfigs, 3);
+    CU_ASSERT_EQUAL_FATAL(room.tasks[0].nconfigs, 3);
+    /* each configuration knows its runs line (grade --describe tells scripts) */
+    CU_ASSERT_EQUAL(room.tasks[0].nrun_lines, 2);
+    CU_ASSERT_EQUAL(room.tasks[0].configs[0].line, 1);
+    CU_ASSERT_EQUAL(room.tasks[0].configs[1].line, 1);
+    CU_ASSERT_EQUAL(room.tasks[0].configs[2].line, 2);
+    CU_ASSERT_STRING_EQUAL(room.tasks[0].configs[2].label, "threads=3 n=6");
     CU_ASSERT_DOUBLE_EQUAL(room.tasks[0].timeout, 2.5, 1e-12);
     CU_ASSERT_EQUAL(room.tasks[0].nhints, 3);
     CU_ASSERT_STRING_EQUAL(room.tasks[0].hints[0], "first part second part");
