@@ -112,7 +112,7 @@ sanitize: $(GRADE)
 	$(Q)bash grading/tests/sanitize.sh
 
 ## sanitize-gpu: compute-sanitizer (memcheck, racecheck, synccheck) over the CUDA solutions (GPU only; SKIP elsewhere)
-sanitize-gpu:
+sanitize-gpu: $(GRADE)
 	$(Q)bash grading/tests/sanitize-gpu.sh
 
 ## gpu-session: on a machine with an NVIDIA GPU: rooms 04-06 natively, room 05's figures, check-gpu,

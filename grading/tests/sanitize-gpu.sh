@@ -2,9 +2,9 @@
 # sanitize-gpu.sh -- every CUDA solution under NVIDIA's compute-sanitizer on a real GPU
 # (the GPU half of issue 12; grading/tests/sanitize.sh is the CPU half).
 #
-# Each solutions/NN_room/taskK.cu is built with nvcc (-ccbin mpicxx when it defines
-# PR_MPI; the -l libraries of its tasks.ini `libs` that are installed, as the grader
-# does) and run at the small sizes of the last configuration of its first `runs`
+# Each solutions/NN_room/taskK.cu is built with nvcc (-ccbin mpicxx for the kinds that
+# use MPI; the -l libraries of its tasks.ini `libs` that are installed, as the grader
+# does; what each task is, grade --describe says) and run at the small sizes of the last configuration of its first `runs`
 # line under
 #     compute-sanitizer --tool memcheck|racecheck|synccheck --error-exitcode 1
 # (MPI programs as  mpiexec -n 2 compute-sanitizer ... : every rank is checked).
@@ -64,36 +64,16 @@ lib_found() {
     return 1
 }
 
-# gpu_tasks ROOM/tasks.ini: "task<TAB>source<TAB>kind<TAB>libs<TAB>config" for the CUDA
-# tasks, config = the last configuration of the first runs line (its small sizes).
+# gpu_tasks: "id<TAB>solution<TAB>mpi<TAB>libs<TAB>config" for the CUDA tasks, from the
+# grader's own reading of tasks.ini (grade --describe); config = the last configuration
+# of the first runs line (its small sizes); libs "-" for none.
 gpu_tasks() {
-    awk -v OFS='\t' '
-    function trim(s) { sub(/^[ \t]+/, "", s); sub(/[ \t\r]+$/, "", s); return s }
-    /^[ \t]*[;#]/ || /^[ \t]*$/ { next }
-    /^\[/ { sec = $0; gsub(/[][ \t\r]/, "", sec); next }
-    /^[ \t]/ { next }
-    {
-        line = $0; sub(/[ \t]+[;#].*$/, "", line)
-        eq = index(line, "="); if (!eq || sec !~ /^task/) next
-        key = trim(substr(line, 1, eq - 1)); val = trim(substr(line, eq + 1))
-        if (!(sec in seen)) { seen[sec] = 1; order[++ns] = sec }
-        if (key == "kind") kind[sec] = val
-        else if (key == "source") src[sec] = val
-        else if (key == "libs") libs[sec] = val
-        else if (key == "runs" && !(sec in runs)) runs[sec] = val
+    grading/bin/grade --describe | awk -F'\t' -v OFS='\t' '
+    NR > 1 && $6 == "yes" && $8 == 1 {
+        if (!($1 in last)) { order[++n] = $1; sol[$1] = $3; mpi[$1] = $5; libs[$1] = $7 }
+        last[$1] = $9
     }
-    END {
-        for (i = 1; i <= ns; i++) {
-            s = order[i]
-            if (kind[s] != "cuda" && kind[s] != "cuda_mpi" && kind[s] != "nccl") continue
-            n = split(runs[s], w, /[ \t]+/); last = ""
-            for (j = 1; j <= n; j++) {
-                e = index(w[j], "="); m = split(substr(w[j], e + 1), v, ",")
-                last = last (last == "" ? "" : " ") substr(w[j], 1, e - 1) "=" v[m]
-            }
-            print s, src[s], kind[s], (libs[s] == "" ? "-" : libs[s]), last   # "-": no libs (read merges empty fields)
-        }
-    }' "$1"
+    END { for (i = 1; i <= n; i++) { t = order[i]; print t, sol[t], mpi[t], libs[t], last[t] } }'
 }
 
 runs=0 failed=0
@@ -105,57 +85,52 @@ fail() {  # label log why
     if [ -n "$first" ]; then sed -n "${first},$((first + 9))p" "$2"; else tail -n 8 "$2"; fi | sed -e 's/^/    /'
 }
 
-for ini in [0-9][0-9]_*/tasks.ini; do
-    room=${ini%/tasks.ini}
-    while IFS=$'\t' read -r task src _kind libs cfg; do
-        id=$room/$task
-        sol=solutions/$room/$src
-        [ -e "$sol" ] || continue
-        exe=$W/bin/${id//\//_}
-        build=("$NVCC" -O2 -g -lineinfo "-arch=$ARCH" -Igrading)
-        mpi=0
-        if grep -qE '^[[:space:]]*#[[:space:]]*define[[:space:]]+PR_MPI' "$sol"; then
-            mpi=1
-            build+=(-ccbin "$MPICXX")
+while IFS=$'\t' read -r id sol uses_mpi libs cfg; do
+    [ -e "$sol" ] || continue
+    exe=$W/bin/${id//\//_}
+    build=("$NVCC" -O2 -g -lineinfo "-arch=$ARCH" -Igrading -I"${id%%/*}")
+    mpi=0
+    if [ "$uses_mpi" = yes ]; then
+        mpi=1
+        build+=(-ccbin "$MPICXX")
+    fi
+    build+=(-o "$exe" "$sol")
+    for l in $libs; do
+        case "$l" in -) ;; -l*) lib_found "$l" && build+=("$l") ;; *) build+=("$l") ;; esac
+    done
+    build+=(-lm)
+    blog=$W/log/${id//\//_}.build.log
+    if ! "${build[@]}" >"$blog" 2>&1; then
+        runs=$((runs + 1))
+        fail "build $id" "$blog" "nvcc failed: ${build[*]}"
+        continue
+    fi
+    args=()
+    for w in $cfg; do [ "${w%%=*}" = ranks ] || args+=("$w"); done
+    shown="${args[*]}"
+    for tool in $TOOLS; do
+        runs=$((runs + 1))
+        log=$W/log/${id//\//_}.$tool.log
+        cs=("$CS" --tool "$tool" --error-exitcode 1)
+        if [ $mpi -eq 1 ]; then
+            label="compute-sanitizer $tool $id [ranks=2 $shown]"
+            timeout -k 10 "$LIMIT" "$MPIEXEC" -n 2 "${cs[@]}" "$exe" "${args[@]}" </dev/null >"$log" 2>&1
+        else
+            label="compute-sanitizer $tool $id [$shown]"
+            timeout -k 10 "$LIMIT" "${cs[@]}" "$exe" "${args[@]}" </dev/null >"$log" 2>&1
         fi
-        build+=(-o "$exe" "$sol")
-        for l in $libs; do
-            case "$l" in -) ;; -l*) lib_found "$l" && build+=("$l") ;; *) build+=("$l") ;; esac
-        done
-        build+=(-lm)
-        blog=$W/log/${id//\//_}.build.log
-        if ! "${build[@]}" >"$blog" 2>&1; then
-            runs=$((runs + 1))
-            fail "build $id" "$blog" "nvcc failed: ${build[*]}"
-            continue
+        rc=$?
+        if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+            fail "$label" "$log" "timed out after $LIMIT s"
+        elif [ $rc -ne 0 ]; then
+            fail "$label" "$log" "exit status $rc"
+        elif grep -qE 'ERROR SUMMARY: [1-9]' "$log"; then
+            fail "$label" "$log" "errors reported"
+        else
+            echo "sanitize-gpu: $label: clean"
         fi
-        args=()
-        for w in $cfg; do [ "${w%%=*}" = ranks ] || args+=("$w"); done
-        shown="${args[*]}"
-        for tool in $TOOLS; do
-            runs=$((runs + 1))
-            log=$W/log/${id//\//_}.$tool.log
-            cs=("$CS" --tool "$tool" --error-exitcode 1)
-            if [ $mpi -eq 1 ]; then
-                label="compute-sanitizer $tool $id [ranks=2 $shown]"
-                timeout -k 10 "$LIMIT" "$MPIEXEC" -n 2 "${cs[@]}" "$exe" "${args[@]}" </dev/null >"$log" 2>&1
-            else
-                label="compute-sanitizer $tool $id [$shown]"
-                timeout -k 10 "$LIMIT" "${cs[@]}" "$exe" "${args[@]}" </dev/null >"$log" 2>&1
-            fi
-            rc=$?
-            if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
-                fail "$label" "$log" "timed out after $LIMIT s"
-            elif [ $rc -ne 0 ]; then
-                fail "$label" "$log" "exit status $rc"
-            elif grep -qE 'ERROR SUMMARY: [1-9]' "$log"; then
-                fail "$label" "$log" "errors reported"
-            else
-                echo "sanitize-gpu: $label: clean"
-            fi
-        done
-    done < <(gpu_tasks "$ini")
-done
+    done
+done < <(gpu_tasks)
 
 secs=$(( $(date +%s) - start ))
 if [ $runs -eq 0 ]; then

@@ -103,42 +103,27 @@ asan_extra() {
     esac
 }
 
-# ------------------------------------------------------------- tasks.ini ----
-# task_configs ROOM/tasks.ini: one line per chosen run, "task<TAB>source<TAB>kind<TAB>config":
-# the first and the last configuration of every runs line (every key at its first /
-# last value) and, for MPI, the last one with ranks=3 when the line lists 3 ranks.
+# ------------------------------------------------------------- the tasks ----
+# task_configs: one line per chosen run, "id<TAB>solution<TAB>kind<TAB>config", from the
+# grader's own reading of tasks.ini (grade --describe): the first and the last
+# configuration of every runs line (every key at its first / last value) and, for MPI,
+# the last one with ranks=3 when the line lists 3 ranks.
 task_configs() {
-    awk -v OFS='\t' '
-    function trim(s) { sub(/^[ \t]+/, "", s); sub(/[ \t\r]+$/, "", s); return s }
-    /^[ \t]*[;#]/ || /^[ \t]*$/ { next }
-    /^\[/ { sec = $0; gsub(/[][ \t\r]/, "", sec); next }
-    /^[ \t]/ { next }                       # a continuation line (hints)
-    {
-        line = $0; sub(/[ \t]+[;#].*$/, "", line)
-        eq = index(line, "="); if (!eq || sec !~ /^task/) next
-        key = trim(substr(line, 1, eq - 1)); val = trim(substr(line, eq + 1))
-        if (!(sec in seen)) { seen[sec] = 1; order[++ns] = sec }
-        if (key == "kind") kind[sec] = val
-        else if (key == "source") src[sec] = val
-        else if (key == "runs") runs[sec, ++nr[sec]] = val
+    grading/bin/grade --describe | awk -F'\t' -v OFS='\t' '
+    NR > 1 {
+        k = $1 SUBSEP $8
+        if (!(k in first)) { first[k] = $9; order[++n] = k; id[k] = $1; sol[k] = $3; kind[k] = $4 }
+        last[k] = $9
+        if ((" " $9 " ") ~ / ranks=3 /) three[k] = $9
     }
     END {
-        for (i = 1; i <= ns; i++) {
-            s = order[i]
-            for (r = 1; r <= nr[s]; r++) {
-                n = split(runs[s, r], w, /[ \t]+/); first = ""; last = ""; has3 = 0; f = ""; l = ""
-                for (j = 1; j <= n; j++) {
-                    e = index(w[j], "="); k = substr(w[j], 1, e - 1); m = split(substr(w[j], e + 1), v, ",")
-                    first = first (first == "" ? "" : " ") k "=" v[1]
-                    last = last (last == "" ? "" : " ") k "=" v[m]
-                    if (k == "ranks") { f = v[1]; l = v[m]; for (q = 1; q <= m; q++) if (v[q] == "3") has3 = 1 }
-                }
-                print s, src[s], kind[s], first
-                if (last != first) print s, src[s], kind[s], last
-                if (has3 && f != "3" && l != "3") { t = " " last; sub(/ ranks=[0-9]+/, " ranks=3", t); print s, src[s], kind[s], substr(t, 2) }
-            }
+        for (i = 1; i <= n; i++) {
+            k = order[i]
+            print id[k], sol[k], kind[k], first[k]
+            if (last[k] != first[k]) print id[k], sol[k], kind[k], last[k]
+            if ((k in three) && three[k] != first[k] && three[k] != last[k]) print id[k], sol[k], kind[k], three[k]
         }
-    }' "$1"
+    }'
 }
 
 # ------------------------------------------------------------------ jobs ----
@@ -216,13 +201,7 @@ kind_flags() {
 exe_name() { local t=$1; echo "$W/bin/$2/${t//\//_}"; }
 
 all_configs=$W/configs.tsv
-: > "$all_configs"
-for ini in [0-9][0-9]_*/tasks.ini; do
-    room=${ini%/tasks.ini}
-    task_configs "$ini" | while IFS=$'\t' read -r task src kind cfg; do
-        printf '%s\t%s\t%s\t%s\n' "$room/$task" "solutions/$room/$src" "$kind" "$cfg"
-    done >> "$all_configs"
-done
+task_configs > "$all_configs" || { echo "sanitize: grading/bin/grade --describe failed"; exit 1; }
 
 mkdir -p "$W/bin/asan" "$W/bin/tsan" "$W/bin/plain" "$W/bin/sim"
 JOB_TIMEOUT=120

@@ -60,18 +60,14 @@ runs=0 calls=0 bad_calls=0 started=$SECONDS
 # The simulated tasks (kind cuda or cuda_mpi) as NN_room/taskK, within the
 # selection (and, in short mode, rooms 04 and 05 only).
 sim_tasks() {
-    local ini dir
-    for ini in [0-9][0-9]_*/tasks.ini; do
-        dir=${ini%/tasks.ini}
+    local t dir
+    grading/bin/grade --describe | awk -F'\t' 'NR > 1 && ($4 == "cuda" || $4 == "cuda_mpi") && !seen[$1]++ { print $1 }' |
+    while read -r t; do
+        dir=${t%%/*}
         if [ -n "$seed_rooms" ]; then
             case " $seed_rooms " in *" ${dir:0:3} "*) ;; *) continue ;; esac
         fi
         if [ -n "$room" ]; then case "$dir" in "$room"|"$room"_*) ;; *) continue ;; esac; fi
-        awk -v dir="$dir" '
-            /^[ \t]*\[/ { sec = $0; gsub(/[][ \t]/, "", sec); next }
-            /^[ \t]*kind[ \t]*=/ { k = $0; sub(/^[^=]*=[ \t]*/, "", k); sub(/[ \t]*;.*$/, "", k)
-                                   if (k == "cuda" || k == "cuda_mpi") print dir "/" sec }' "$ini"
-    done | while read -r t; do
         if [ -z "$task" ]; then echo "$t"; continue; fi
         # --task accepts 04/task2 or 04_cuda/task2 (with or without .cu).
         local want_room=${task%%/*} want_name=${task#*/}
@@ -172,7 +168,7 @@ if [ "$seeds" -ge "$first_seed" ] && [ ${#cuda[@]} -gt 0 ]; then
     # Whole rooms where every task of the room is simulated, single tasks otherwise.
     selections=()
     for r in $(printf '%s\n' "${cuda[@]}" | cut -d/ -f1 | sort -u); do
-        total=$(grep -c -E '^[[:space:]]*\[task' "$r/tasks.ini")
+        total=$(grading/bin/grade --describe --room "$r" | awk -F'\t' 'NR > 1 && !seen[$1]++' | wc -l)
         mine=$(printf '%s\n' "${cuda[@]}" | grep -c "^$r/")
         if [ -z "$task" ] && [ "$total" -eq "$mine" ]; then
             selections+=("--room $r")
