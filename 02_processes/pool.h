@@ -2,18 +2,20 @@
  * pool.h -- the process pool of room 02's task 2, all of it but its three holes,
  * and the program's inputs, reference and checks.
  *
- * task2.c defines the functions the pool runs, the messages (request_t,
- * reply_t), read_full and the pool's state (job_t, worker_t, pool_t), then
- * includes this header, then writes the three functions declared below.  This
- * header is made for that place in task2.c and needs what comes before it.
+ * task2.c includes procs.h, defines the functions the pool runs, the messages
+ * (request_t, reply_t), read_full and the pool's state (job_t, worker_t,
+ * pool_t), then includes this header, then writes the three functions declared
+ * below.  This header is made for that place in task2.c and uses what comes
+ * before it.
  *
- *   spawn_worker        a worker in slot s: two pipes, fork, the child's ends
+ *   spawn_worker, pool_open   a worker in slot s: two pipes, fork, the child's ends
  *   submit, dispatch    queue jobs; hand the oldest to an idle worker
  *   pool_step           poll() on the busy workers' reply pipes; handle_reply
  *   pool_wait           steps until the jobs asked for are finished
  *   pool_map, pool_starmap, pool_apply_async, pool_get   the calls of the API
  *   pool_close          close every request pipe, then reap every worker
  *   children_left, sweep   no worker outlives the program
+ *   make_inputs, run_serial, report   the inputs, the serial reference, the checks
  *
  * You need not edit it; reading it is the other half of the task.  README.md,
  * "A process pool: map, starmap, apply_async", explains the design, and

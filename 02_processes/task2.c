@@ -223,7 +223,6 @@ static void on_worker_died(pool_t *p, int s)
     (void)pid; /* TODO 3: the dead worker: reaped, its end recorded, replaced */
 }
 
-
 /* ---- no need to change below ---- */
 
 int main(int argc, char **argv)

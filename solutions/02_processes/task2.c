@@ -256,7 +256,6 @@ static void on_worker_died(pool_t *p, int s)
     //@ }
 }
 
-
 /* ---- no need to change below ---- */
 
 int main(int argc, char **argv)
