@@ -3,15 +3,9 @@
  *
  * The main thread puts item numbers 0, 1, ..., items-1 into a queue; `threads`
  * worker threads take them out and process them until the queue is empty and
- * closed.  Two kinds of work go through the same queue:
- *
- *   I/O-bound: each item sleeps sleep_ms milliseconds (standing in for a
- *              disk read or a network request) and then computes a little;
- *   CPU-bound: each item computes for a while and never waits.
- *
- * Both are timed against doing the items one by one.  Threads win big on the
- * first kind and only up to the number of cores on the second: the program
- * prints why.
+ * closed.  Two kinds of work go through it, each timed against doing the items
+ * one by one: I/O-bound items (each sleeps, like a disk or network wait) and
+ * CPU-bound items (each computes and never waits).
  *
  *   TODO 1: adding to the queue, safely while workers take from it, and
  *           without leaving a waiting worker asleep;
@@ -87,14 +81,12 @@ static void queue_close(queue_t *q)
 
 static void queue_init(queue_t *q, long capacity)
 {
-    q->items = malloc((size_t)capacity * sizeof *q->items);
+    /* Empty and open: head = tail = 0, closed = 0. */
+    *q = (queue_t){ .items = malloc((size_t)capacity * sizeof *q->items), .capacity = capacity };
     if (!q->items) {
         fprintf(stderr, "out of memory\n");
         exit(1);
     }
-    q->capacity = capacity;
-    q->head = q->tail = 0;
-    q->closed = 0;
     pthread_mutex_init(&q->lock, NULL);
     pthread_cond_init(&q->not_empty, NULL);
 }
@@ -123,8 +115,7 @@ static uint32_t process_item(const job_t *job, long i)
     pr_rng rng = pr_rng_seed(job->seed, 1000 + (uint64_t)i);
     uint64_t h = pr_rng_next(&rng);
     if (job->kind == IO_BOUND) {
-        /* Pretend to wait for a disk or a network: the thread sleeps, and its
-         * core is free for other threads meanwhile. */
+        /* A wait for a disk or a network: the thread sleeps, its core is free. */
         struct timespec ts = { job->sleep_ms / 1000, (job->sleep_ms % 1000) * 1000000L };
         while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
             continue;
@@ -159,18 +150,6 @@ static void *worker(void *arg)
     return NULL;
 }
 
-static void clear(const job_t *job)
-{
-    memset(job->output, 0, (size_t)job->items * sizeof *job->output);
-    memset(job->done, 0, (size_t)job->items);
-}
-
-static void run_serial(const job_t *job)
-{
-    for (long i = 0; i < job->items; i++)
-        record(job, i);
-}
-
 /* Starts the workers, pushes every item, closes the queue, waits for them. */
 static void run_pool(const job_t *job, int threads)
 {
@@ -193,27 +172,39 @@ static void run_pool(const job_t *job, int threads)
     queue_destroy(&q);
 }
 
-/* For pr_best_of. */
+/* For pr_best_of: clears the outputs, then runs serially (threads 0) or on the pool. */
 typedef struct {
     const job_t *job;
-    int threads; /* 0: serial */
+    int threads;
 } run_t;
 
 static void run_one(void *ctx)
 {
     run_t *r = ctx;
-    clear(r->job);
-    if (r->threads == 0)
-        run_serial(r->job);
-    else
+    memset(r->job->output, 0, (size_t)r->job->items * sizeof *r->job->output);
+    memset(r->job->done, 0, (size_t)r->job->items);
+    if (r->threads > 0)
         run_pool(r->job, r->threads);
+    else /* one by one */
+        for (long i = 0; i < r->job->items; i++)
+            record(r->job, i);
+}
+
+/* Sleeping work is timed once (nothing to warm up, and sleeping more often only
+ * makes the program slower); computing work gets a warm-up and the best of 3. */
+static double time_run(run_t *r)
+{
+    if (r->job->kind == CPU_BOUND)
+        return pr_best_of(3, run_one, r);
+    double start = pr_now();
+    run_one(r);
+    return pr_now() - start;
 }
 
 /* Items done, and the sum of their outputs: neither depends on the order. */
 static void tally(const job_t *job, long long *done, long long *sum)
 {
-    *done = 0;
-    *sum = 0;
+    *done = *sum = 0;
     for (long i = 0; i < job->items; i++)
         if (job->done[i]) {
             (*done)++;
@@ -221,44 +212,26 @@ static void tally(const job_t *job, long long *done, long long *sum)
         }
 }
 
-/* Runs one kind of work serially and with the pool, checks and reports it.
- * Sleeping work is timed once (there is nothing to warm up, and sleeping
- * twice as often would only make the program slower); computing work gets a
- * warm-up and the best of 3. */
+/* Runs one kind of work serially and with the pool, checks and reports it. */
 static void compare(job_t *job, int threads, const char *label, const char *prefix)
 {
     run_t serial = { job, 0 }, pool = { job, threads };
-    double t_serial, t_pool;
     long long exp_done, exp_sum, done, sum;
-
-    if (job->kind == IO_BOUND) {
-        double start = pr_now();
-        run_one(&serial);
-        t_serial = pr_now() - start;
-    } else {
-        t_serial = pr_best_of(3, run_one, &serial);
-    }
+    double t_serial = time_run(&serial);
     tally(job, &exp_done, &exp_sum);
-
-    if (job->kind == IO_BOUND) {
-        double start = pr_now();
-        run_one(&pool);
-        t_pool = pr_now() - start;
-    } else {
-        t_pool = pr_best_of(3, run_one, &pool);
-    }
+    double t_pool = time_run(&pool);
     tally(job, &done, &sum);
 
-    char what[64], result[64];
+    char what[64];
     printf("  %s:\n", label);
     snprintf(what, sizeof what, "%s items done", prefix);
     pr_check_int(what, done, exp_done);
     snprintf(what, sizeof what, "%s checksum", prefix);
     pr_check_int(what, sum, exp_sum);
-    snprintf(result, sizeof result, "%s_items_done", prefix);
-    pr_result_int(result, done);
-    snprintf(result, sizeof result, "%s_checksum", prefix);
-    pr_result_int(result, sum);
+    snprintf(what, sizeof what, "%s_items_done", prefix);
+    pr_result_int(what, done);
+    snprintf(what, sizeof what, "%s_checksum", prefix);
+    pr_result_int(what, sum);
     pr_print_time("one by one", t_serial, 0, NULL);
     snprintf(what, sizeof what, "%d worker%s", threads, threads == 1 ? "" : "s");
     pr_print_time(what, t_pool, t_serial, "one by one");
@@ -266,9 +239,7 @@ static void compare(job_t *job, int threads, const char *label, const char *pref
 
 int main(int argc, char **argv)
 {
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    if (cores < 1)
-        cores = 1;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN) > 0 ? sysconf(_SC_NPROCESSORS_ONLN) : 1;
     int threads = (int)pr_arg_long(argc, argv, "threads", 8, 1, MAX_THREADS);
     long items = (long)pr_arg_long(argc, argv, "items", 64, 1, 100000);
     long sleep_ms = (long)pr_arg_long(argc, argv, "sleep_ms", 5, 0, 1000);

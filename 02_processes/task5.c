@@ -15,9 +15,8 @@
  * that many megabytes first: watch what that does to fork, and not to threads.
  *
  * Then the other side of the trade: a child process crashes with SIGSEGV, on
- * purpose, and the parent reads how it ended and carries on.  (A thread that
- * crashed would end the whole program, every thread in it: that side is only
- * described, not shown.)
+ * purpose, and the parent reads how it ended and carries on.  (A crashed thread
+ * would end the whole program: that side is only described, not shown.)
  *
  *   TODO 1: one group of tasks on new threads, all finished before the next.
  *   TODO 2: one group of tasks on new processes, their bytes collected.
@@ -31,16 +30,10 @@
  */
 #define _GNU_SOURCE /* MAP_ANONYMOUS, MADV_NOHUGEPAGE; it must come before every #include */
 #include "pr.h"
+#include "procs.h" /* MAX_WORKERS, die, write_full, signal_name...: the room's plumbing */
 
 #include <pthread.h>
-#include <signal.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#define MAX_WORKERS 64
 
 /* The tiny task: one byte from (seed, i), after a little mixing. */
 static int tiny_task(uint64_t seed, long i)
@@ -114,22 +107,7 @@ static void run_processes(const batch_t *b)
 
 /* ---- no need to change below ---- */
 
-static int write_full(int fd, const void *buf, size_t len)
-{
-    const char *p = buf;
-    while (len > 0) {
-        ssize_t n = write(fd, p, len);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            return -1;
-        }
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
+/* Reads len bytes, fewer only at end-of-file.  Returns the count, or -1. */
 static ssize_t read_full(int fd, void *buf, size_t len)
 {
     char *p = buf;
@@ -154,16 +132,9 @@ static ssize_t read_full(int fd, void *buf, size_t len)
 static void run_worker_pipe(const batch_t *b)
 {
     int req[2], rep[2];
-    if (pipe(req) != 0 || pipe(rep) != 0) {
-        perror("pipe");
-        exit(1);
-    }
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid < 0) {
-        perror("fork");
-        exit(1);
-    }
+    make_pipe(req);
+    make_pipe(rep);
+    pid_t pid = fork_child();
     if (pid == 0) {
         close(req[1]);
         close(rep[0]);
@@ -188,39 +159,19 @@ static void run_worker_pipe(const batch_t *b)
     waitpid(pid, NULL, 0);
 }
 
-static const char *signal_name(int sig)
-{
-    switch (sig) {
-    case SIGSEGV: return "SIGSEGV";
-    case SIGABRT: return "SIGABRT";
-    case SIGBUS:  return "SIGBUS";
-    case SIGFPE:  return "SIGFPE";
-    case SIGKILL: return "SIGKILL";
-    default:      return "another_signal";
-    }
-}
-
 /* The isolation demonstration: a child crashes; the parent finds out how. */
 static const char *crash_a_child(void)
 {
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid < 0) {
-        perror("fork");
-        exit(1);
-    }
+    pid_t pid = fork_child();
     if (pid == 0) {
-        struct rlimit no_core = { 0, 0 };
-        setrlimit(RLIMIT_CORE, &no_core); /* a crash on purpose needs no core file */
-        raise(SIGSEGV);                   /* what a NULL pointer dereference does */
-        _exit(0);                         /* not reached */
+        no_core_files();  /* a crash on purpose needs no core file */
+        raise(SIGSEGV);   /* what a NULL pointer dereference does */
+        _exit(0);         /* not reached */
     }
     int status = 0;
     if (waitpid(pid, &status, 0) != pid)
         return "not_reaped";
-    if (WIFSIGNALED(status))
-        return signal_name(WTERMSIG(status));
-    return "no_crash";
+    return WIFSIGNALED(status) ? signal_name(WTERMSIG(status)) : "no_crash";
 }
 
 typedef struct {
@@ -242,15 +193,14 @@ static double measure(const char *label, const char *key, batch_t *b, void (*run
 {
     run_t r = { b, run };
     double t = pr_best_of(3, run_one, &r);
-    long long done = 0, sum = 0;
-    for (long i = 0; i < b->tasks; i++)
+    long long done = 0, sum = 0, sum_expected = 0; /* order-sensitive checksums */
+    for (long i = 0; i < b->tasks; i++) {
+        sum_expected += (long long)(i + 1) * expected[i];
         if (b->result[i] >= 0) {
             done++;
             sum += (long long)(i + 1) * b->result[i];
         }
-    long long sum_expected = 0;
-    for (long i = 0; i < b->tasks; i++)
-        sum_expected += (long long)(i + 1) * expected[i];
+    }
     char what[80];
     printf("  %s:\n", label);
     snprintf(what, sizeof what, "%s tasks done", key);
@@ -276,25 +226,17 @@ int main(int argc, char **argv)
     uint64_t seed = (uint64_t)pr_arg_long(argc, argv, "seed", 1, 0, 1000000000);
     pr_args_done(argc, argv);
 
-    int *result = malloc((size_t)tasks * sizeof *result);
-    int *expected = malloc((size_t)tasks * sizeof *expected);
-    if (!result || !expected) {
-        fprintf(stderr, "out of memory\n");
-        return 1;
-    }
-    /* mem_mb MiB of memory in ordinary 4 KiB pages, every page touched: now
-     * the parent really owns them, and every fork must copy the page-table
-     * entries that map them (mem_mb * 256 of them).  (Transparent huge pages,
-     * 2 MiB each, would need 512 times fewer entries and hide the effect, so
-     * they are turned off for this block.) */
+    int *result = calloc_or_die((size_t)tasks, sizeof *result);
+    int *expected = calloc_or_die((size_t)tasks, sizeof *expected);
+    /* mem_mb MiB in ordinary 4 KiB pages, every page touched: every fork must
+     * copy the mem_mb * 256 page-table entries that map them.  (Huge pages of
+     * 2 MiB would need 512 times fewer and hide the effect: turned off here.) */
     size_t ballast_bytes = (size_t)mem_mb << 20;
     char *ballast = NULL;
     if (mem_mb > 0) {
         ballast = mmap(NULL, ballast_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (ballast == MAP_FAILED) {
-            perror("mmap");
-            return 1;
-        }
+        if (ballast == MAP_FAILED)
+            die("mmap");
 #ifdef MADV_NOHUGEPAGE
         madvise(ballast, ballast_bytes, MADV_NOHUGEPAGE);
 #endif
@@ -318,10 +260,7 @@ int main(int argc, char **argv)
     printf("  isolation: a child process crashed (%s); the parent reaped it and carries on.\n"
            "  A thread that crashed would have ended this whole program, every thread in it.\n",
            how);
-    printf("  %-28s got %-20s expected %-20s %s\n", "crashed child ended by", how, "SIGSEGV",
-           strcmp(how, "SIGSEGV") == 0 ? "ok" : "WRONG");
-    if (strcmp(how, "SIGSEGV") != 0)
-        pr_wrong_results++;
+    check_str("crashed child ended by", how, "SIGSEGV");
     pr_result_str("crashed_child", how);
 
     if (ballast)

@@ -36,17 +36,7 @@
 #define PR_MPI
 #include "pr.h"
 
-#include <cuda_runtime.h>
-
-#define CHECK(call)                                                                  \
-    do {                                                                             \
-        cudaError_t e_ = (call);                                                     \
-        if (e_ != cudaSuccess) {                                                     \
-            fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,     \
-                    cudaGetErrorString(e_));                                         \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                            \
-        }                                                                            \
-    } while (0)
+#include "cuda_mpi.h" /* CHECK, pick_gpu, block_of...: the room's scaffolding */
 
 #define TPB 256 /* threads per block of the sum kernel */
 
@@ -143,30 +133,6 @@ static unsigned long long cuda_aware_sum(const buffers *b)
     return total;
 }
 
-/* One GPU per rank where there are enough; ranks on the same node share them
- * round-robin.  The node-local rank comes from a communicator of the ranks
- * that share memory (one node). */
-static int pick_gpu(void)
-{
-    MPI_Comm node;
-    int local_rank, gpus = 0;
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-    MPI_Comm_rank(node, &local_rank);
-    MPI_Comm_free(&node);
-    CHECK(cudaGetDeviceCount(&gpus));
-    int device = gpus > 0 ? local_rank % gpus : 0;
-    CHECK(cudaSetDevice(device));
-    return device;
-}
-
-/* Block r of n numbers split over p ranks: the first n % p blocks get one more. */
-static void block_of(long n, int p, int r, long *first, long *count)
-{
-    long base = n / p, extra = n % p;
-    *first = r * base + (r < extra ? r : extra);
-    *count = base + (r < extra ? 1 : 0);
-}
-
 typedef unsigned long long (*sum_fn)(const buffers *);
 
 /* Runs fn on all ranks: one warm-up, then the best of `reps` (the slowest rank's
@@ -178,10 +144,9 @@ static double time_path(sum_fn fn, const buffers *b, int reps, unsigned long lon
         MPI_Barrier(MPI_COMM_WORLD);
         double start = MPI_Wtime();
         *result = fn(b);
-        double mine = MPI_Wtime() - start, slowest;
-        MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-        if (r > 0 && slowest < best)
-            best = slowest;
+        double t = slowest(MPI_Wtime() - start);
+        if (r > 0 && t < best)
+            best = t;
     }
     return best;
 }
@@ -209,11 +174,7 @@ int main(int argc, char **argv)
     buffers b;
     memset(&b, 0, sizeof b);
     b.n = n;
-    b.counts = (int *)malloc(2 * (size_t)size * sizeof(int));
-    if (!b.counts) {
-        fprintf(stderr, "task1: out of memory\n");
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
+    b.counts = (int *)host_alloc(2 * (size_t)size * sizeof(int));
     b.displs = b.counts + size;
     for (int r = 0; r < size; r++) {
         long first, count;

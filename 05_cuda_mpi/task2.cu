@@ -45,17 +45,7 @@
 #define PR_MPI
 #include "pr.h"
 
-#include <cuda_runtime.h>
-
-#define CHECK(call)                                                                  \
-    do {                                                                             \
-        cudaError_t e_ = (call);                                                     \
-        if (e_ != cudaSuccess) {                                                     \
-            fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,     \
-                    cudaGetErrorString(e_));                                         \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                            \
-        }                                                                            \
-    } while (0)
+#include "cuda_mpi.h" /* CHECK, pick_gpu, block_of...: the room's scaffolding */
 
 #define TAG_UP 1   /* a row travelling to the rank above */
 #define TAG_DOWN 2 /* a row travelling to the rank below */
@@ -158,12 +148,8 @@ static void initial_row(double *row, int global_row, int cols)
 /* The serial reference on the CPU: the whole plate, rows x cols, `steps` steps. */
 static double *jacobi_serial(int rows, int cols, int steps)
 {
-    double *u = (double *)malloc((size_t)rows * cols * sizeof(double));
-    double *unew = (double *)malloc((size_t)rows * cols * sizeof(double));
-    if (!u || !unew) {
-        fprintf(stderr, "task2: out of memory\n");
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
+    double *u = (double *)host_alloc((size_t)rows * cols * sizeof(double));
+    double *unew = (double *)host_alloc((size_t)rows * cols * sizeof(double));
     for (int i = 0; i < rows; i++) {
         initial_row(u + (size_t)i * cols, i, cols);
         initial_row(unew + (size_t)i * cols, i, cols);
@@ -182,27 +168,6 @@ static double *jacobi_serial(int rows, int cols, int steps)
     return u;
 }
 
-/* Block r of n rows split over p ranks: the first n % p blocks get one more. */
-static void block_of(long n, int p, int r, long *first, long *count)
-{
-    long base = n / p, extra = n % p;
-    *first = r * base + (r < extra ? r : extra);
-    *count = base + (r < extra ? 1 : 0);
-}
-
-static int pick_gpu(void)
-{
-    MPI_Comm node;
-    int local_rank, gpus = 0;
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-    MPI_Comm_rank(node, &local_rank);
-    MPI_Comm_free(&node);
-    CHECK(cudaGetDeviceCount(&gpus));
-    int device = gpus > 0 ? local_rank % gpus : 0;
-    CHECK(cudaSetDevice(device));
-    return device;
-}
-
 /* Sets up b for inner rows [first, first + count) of the plate (plate row
  * first + 1 is block row 0), ghost rows included, on the GPU. */
 static void block_init(block *b, int rows, int cols, long first, long count)
@@ -216,11 +181,7 @@ static void block_init(block *b, int rows, int cols, long first, long count)
     b->down = rank < size - 1 ? rank + 1 : MPI_PROC_NULL;
     size_t row_bytes = (size_t)cols * sizeof(double);
     size_t bytes = (size_t)(count + 2) * row_bytes;
-    double *host = (double *)malloc(bytes);
-    if (!host) {
-        fprintf(stderr, "task2: out of memory\n");
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
+    double *host = (double *)host_alloc(bytes);
     for (long r = 0; r < count + 2; r++) /* block row r - 1 is plate row first + r */
         initial_row(host + r * cols, (int)(first + r), cols);
     (void)rows;
@@ -286,28 +247,11 @@ int main(int argc, char **argv)
     for (int s = 0; s < steps; s++)
         step(&b);
     CHECK(cudaDeviceSynchronize());
-    double mine = MPI_Wtime() - start, t_gpu;
-    MPI_Allreduce(&mine, &t_gpu, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    double t_gpu = slowest(MPI_Wtime() - start);
 
-    /* Gather the inner rows on rank 0 (staged through the host). */
-    size_t my_values = (size_t)count * cols;
-    double *mine_host = (double *)malloc(my_values * sizeof(double) + 1);
-    double *plate = rank == 0 ? (double *)malloc((size_t)rows * cols * sizeof(double)) : NULL;
-    int *counts = (int *)malloc(2 * (size_t)size * sizeof(int));
-    if (!mine_host || !counts || (rank == 0 && !plate)) {
-        fprintf(stderr, "task2: out of memory\n");
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-    int *displs = counts + size;
-    for (int r = 0; r < size; r++) {
-        long f, c;
-        block_of(inner, size, r, &f, &c);
-        counts[r] = (int)(c * cols);
-        displs[r] = (int)((f + 1) * cols);
-    }
-    CHECK(cudaMemcpy(mine_host, b.u + cols, my_values * sizeof(double), cudaMemcpyDeviceToHost));
-    MPI_Gatherv(mine_host, (int)my_values, MPI_DOUBLE, plate, counts, displs, MPI_DOUBLE, 0,
-                MPI_COMM_WORLD);
+    /* Gather the inner rows on rank 0: block row 0 is plate row first + 1. */
+    double *plate = rank == 0 ? (double *)host_alloc((size_t)rows * cols * sizeof(double)) : NULL;
+    gather_blocks(b.u + cols, inner, cols, 1, plate);
 
     if (rank == 0) {
         double t0 = pr_now();
@@ -334,9 +278,7 @@ int main(int argc, char **argv)
 #endif
         free(expect);
     }
-    free(mine_host);
     free(plate);
-    free(counts);
     block_free(&b);
     int status = pr_finish();
     MPI_Finalize();

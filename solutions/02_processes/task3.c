@@ -33,13 +33,8 @@
  * Grade it from the top folder:  make grade TASK=02_processes/task3
  */
 #include "pr.h"
+#include "procs.h" /* MAX_WORKERS, make_pipe, fork_child, write_full: the room's plumbing */
 
-#include <signal.h>
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#define MAX_WORKERS 64
 #define MAX_JOBS 1000
 
 typedef struct {
@@ -76,23 +71,6 @@ static int64_t run_job(const params_t *pp, int64_t job)
     }
     sleep_ms(pp->delay_ms); /* the "I/O": a process that sleeps needs no core */
     return sum;
-}
-
-/* Writes all len bytes.  Returns 0, or -1 on an error (EPIPE: no reader). */
-static int write_full(int fd, const void *buf, size_t len)
-{
-    const char *p = buf;
-    while (len > 0) {
-        ssize_t n = write(fd, p, len);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            return -1;
-        }
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
 }
 
 /* Reads len bytes, fewer only at end-of-file.  Returns the count, or -1. */
@@ -185,17 +163,10 @@ static long run_pool(const params_t *pp, int workers, int64_t *sums, char *got, 
 {
     int req[2], rep[2];
     pid_t pid[MAX_WORKERS];
-    if (pipe(req) != 0 || pipe(rep) != 0) {
-        perror("pipe");
-        exit(1);
-    }
-    fflush(stdout); /* or every child would inherit, and could print, pending output */
+    make_pipe(req);
+    make_pipe(rep);
     for (int w = 0; w < workers; w++) {
-        pid[w] = fork();
-        if (pid[w] < 0) {
-            perror("fork");
-            exit(1);
-        }
+        pid[w] = fork_child();
         if (pid[w] == 0) {
             /* A worker reads requests and writes replies: it closes the other
              * two ends.  Closing req[1] matters most: a worker holding a write

@@ -2,24 +2,19 @@
  * Room 02, task 4: shared memory between processes.
  *
  * For each of n numbers, count the steps of its Collatz sequence (x -> x/2 if
- * x is even, 3x+1 if odd, until x = 1), with several child processes.  This
- * time the children do not send their results through pipes: they write them
- * straight into one region of memory that the parent sees too, made before
- * the fork.  It holds the output array, where each child fills its own chunk
- * (no two children ever write the same element: no locking needed), and a
- * running sum of all the step counts, which every child adds to, block by
- * block: those updates of one shared variable need a lock that works between
- * processes, a POSIX semaphore living in the region itself.
+ * x is even, 3x+1 if odd, until x = 1), with several child processes.  They
+ * write straight into one region of memory, made before the fork, that the
+ * parent sees too: the output array, where each child fills its own chunk (no
+ * locking needed), and a running sum that every child adds to, block by block,
+ * under a lock that works between processes: a POSIX semaphore in the region.
  *
  *   TODO 1: a region the children and the parent really share, with its lock.
  *   TODO 2: one block's contribution to the running sum, never lost.
  *
  * Read first: README.md, "What fork copies: copy-on-write", "Shared memory: mmap and a process-shared semaphore".
  *
- * The untouched program shows the copy-on-write lesson by itself: its region is
- * private (MAP_PRIVATE), so every child writes into its own copy, and the
- * parent sees nothing but zeros.  The program also shows that demonstration,
- * and a race between processes (an update without the lock), on purpose.
+ * Untouched, the region is private (MAP_PRIVATE): the parent sees only zeros.
+ * The program also shows that on purpose, and a race between processes.
  *
  * Build and run by hand, from the room's folder:
  *   gcc -std=c11 -O2 -Wall -Wextra -I../grading -o task4 task4.c -pthread -lm
@@ -28,15 +23,11 @@
  */
 #define _GNU_SOURCE /* MAP_ANONYMOUS; it must come before every #include */
 #include "pr.h"
+#include "procs.h" /* MAX_WORKERS, chunk_of, die, fork_child...: the room's plumbing */
 
 #include <semaphore.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#define MAX_WORKERS 64
 
 /* Everything the processes share, in one mapping.  The atomics are lock-free
  * (checked below), so they work between processes too. */
@@ -56,10 +47,8 @@ _Static_assert(ATOMIC_LONG_LOCK_FREE == 2, "lock-free atomics are needed between
 static shared_t *map_private(size_t bytes)
 {
     shared_t *sh = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (sh == MAP_FAILED) {
-        perror("mmap");
-        exit(1);
-    }
+    if (sh == MAP_FAILED)
+        die("mmap");
     return sh;
 }
 
@@ -78,14 +67,10 @@ static shared_t *create_shared(size_t bytes)
     //@ placeholder: sem_init(&sh->lock, 0, 1);        /* TODO 1: not yet a lock between processes */
     //@ solution {
     shared_t *sh = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (sh == MAP_FAILED) {
-        perror("mmap");
-        exit(1);
-    }
-    if (sem_init(&sh->lock, 1, 1) != 0) {
-        perror("sem_init");
-        exit(1);
-    }
+    if (sh == MAP_FAILED)
+        die("mmap");
+    if (sem_init(&sh->lock, 1, 1) != 0)
+        die("sem_init");
     //@ }
     return sh;
 }
@@ -121,10 +106,8 @@ static void add_to_total(shared_t *sh, int64_t partial)
 static int64_t steps(int64_t x)
 {
     int64_t s = 0;
-    while (x != 1) {
+    for (; x != 1; s++)
         x = (x & 1) ? 3 * x + 1 : x / 2;
-        s++;
-    }
     return s;
 }
 
@@ -159,29 +142,31 @@ static void child_work(const job_t *jb, shared_t *sh, long lo, long hi)
     }
 }
 
-/* Forks one child per chunk (the chunks of room 01's task 1), waits for all of
- * them, and returns how many exited cleanly.  The children start together: each
- * first waits for end-of-file on a "starting gun" pipe, which comes when the
- * parent, having forked them all, closes its write end.  (Otherwise the first
- * child could be done before the last one is even forked.) */
+/* A clean region: every count and every output 0. */
+static void reset(shared_t *sh, long n)
+{
+    sh->total = 0;
+    sh->updates = 0;
+    atomic_store(&sh->finished, 0);
+    atomic_store(&sh->racy, 0);
+    memset(sh->out, 0, (size_t)n * sizeof sh->out[0]);
+}
+
+/* Cleans the region, forks one child per chunk (the chunks of room 01's task
+ * 1), waits for them all, and returns how many exited cleanly.  The children
+ * start together: each first waits for end-of-file on a "starting gun" pipe,
+ * which comes when the parent, having forked them all, closes its write end
+ * (or the first child could be done before the last one is even forked). */
 static int run_children(const job_t *jb, shared_t *sh)
 {
     pid_t pid[MAX_WORKERS];
-    long base = jb->n / jb->workers, extra = jb->n % jb->workers;
     int gun[2];
-    if (pipe(gun) != 0) {
-        perror("pipe");
-        exit(1);
-    }
-    fflush(stdout); /* or every child would inherit, and could print, pending output */
+    reset(sh, jb->n);
+    make_pipe(gun);
     for (int w = 0; w < jb->workers; w++) {
-        long lo = w * base + (w < extra ? w : extra);
-        long hi = lo + base + (w < extra ? 1 : 0);
-        pid[w] = fork();
-        if (pid[w] < 0) {
-            perror("fork");
-            exit(1);
-        }
+        long lo, hi;
+        chunk_of(jb->n, jb->workers, w, &lo, &hi);
+        pid[w] = fork_child();
         if (pid[w] == 0) {
             char c;
             close(gun[1]); /* its own copy of the write end would keep the pipe open */
@@ -206,39 +191,24 @@ static int run_children(const job_t *jb, shared_t *sh)
     return clean;
 }
 
-static void reset(shared_t *sh, long n)
-{
-    sh->total = 0;
-    sh->updates = 0;
-    atomic_store(&sh->finished, 0);
-    atomic_store(&sh->racy, 0);
-    memset(sh->out, 0, (size_t)n * sizeof sh->out[0]);
-}
-
 /* For pr_best_of. */
 typedef struct {
     job_t jb;
     shared_t *sh;
     int64_t *ref; /* the serial version's output */
-    volatile int64_t ref_total;
     volatile int clean;
 } run_t;
 
 static void run_serial(void *ctx)
 {
     run_t *r = ctx;
-    int64_t total = 0;
-    for (long i = 0; i < r->jb.n; i++) {
+    for (long i = 0; i < r->jb.n; i++)
         r->ref[i] = steps(r->jb.in[i]);
-        total += r->ref[i];
-    }
-    r->ref_total = total;
 }
 
 static void run_shared(void *ctx)
 {
     run_t *r = ctx;
-    reset(r->sh, r->jb.n);
     r->clean = run_children(&r->jb, r->sh);
 }
 
@@ -253,21 +223,15 @@ static long long checksum(const int64_t *v, long n)
 
 int main(int argc, char **argv)
 {
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    long default_workers = cores < 1 ? 1 : cores > MAX_WORKERS ? MAX_WORKERS : cores;
     long n = (long)pr_arg_long(argc, argv, "n", 1000000, 1, 20000000);
-    int workers = (int)pr_arg_long(argc, argv, "workers", default_workers, 1, MAX_WORKERS);
+    int workers = (int)pr_arg_long(argc, argv, "workers", default_workers(), 1, MAX_WORKERS);
     long block = (long)pr_arg_long(argc, argv, "block", 1000, 1, 20000000);
     int race = (int)pr_arg_long(argc, argv, "race", 1, 0, 1);
     uint64_t seed = (uint64_t)pr_arg_long(argc, argv, "seed", 1, 0, 1000000000);
     pr_args_done(argc, argv);
 
-    int64_t *in = malloc((size_t)n * sizeof *in);
-    int64_t *ref = malloc((size_t)n * sizeof *ref);
-    if (!in || !ref) {
-        fprintf(stderr, "out of memory\n");
-        return 1;
-    }
+    int64_t *in = calloc_or_die((size_t)n, sizeof *in);
+    int64_t *ref = calloc_or_die((size_t)n, sizeof *ref);
     pr_rng rng = pr_rng_seed(seed, 1);
     for (long i = 0; i < n; i++)
         in[i] = pr_rng_range(&rng, 1, 1000000);
@@ -276,24 +240,26 @@ int main(int argc, char **argv)
            "block=%ld (seed %llu)\n", n, workers, block, (unsigned long long)seed);
 
     size_t bytes = sizeof(shared_t) + (size_t)n * sizeof(int64_t);
-    run_t r = { { in, n, block, workers, 0 }, NULL, ref, 0, 0 };
+    run_t r = { { in, n, block, workers, 0 }, NULL, ref, 0 };
     double t_serial = pr_best_of(3, run_serial, &r);
 
-    r.sh = create_shared(bytes);
+    shared_t *sh = r.sh = create_shared(bytes);
     double t_shared = pr_best_of(3, run_shared, &r);
-    shared_t *sh = r.sh;
 
-    /* What the last run left in the region, seen from the parent. */
-    long long sum_out = 0;
-    for (long i = 0; i < n; i++)
+    /* What the last run left in the region, seen from the parent; the reference. */
+    long long sum_out = 0, ref_total = 0;
+    for (long i = 0; i < n; i++) {
         sum_out += sh->out[i];
+        ref_total += ref[i];
+    }
     long expected_updates = 0;
     for (int w = 0; w < workers; w++) {
-        long len = n / workers + (w < n % workers ? 1 : 0);
-        expected_updates += (len + block - 1) / block;
+        long lo, hi;
+        chunk_of(n, workers, w, &lo, &hi);
+        expected_updates += (hi - lo + block - 1) / block; /* one per block begun */
     }
     pr_check_int("output checksum", checksum(sh->out, n), checksum(ref, n));
-    pr_check_int("shared total", sh->total, r.ref_total);
+    pr_check_int("shared total", sh->total, ref_total);
     pr_check_int("shared total = sum of out[]", sh->total, sum_out);
     pr_check_int("updates of the total", sh->updates, expected_updates);
     pr_check_int("children finished", atomic_load(&sh->finished), workers);
@@ -309,8 +275,7 @@ int main(int argc, char **argv)
     /* Demonstration 1: the same children on a PRIVATE mapping. */
     shared_t *priv = map_private(bytes);
     sem_init(&priv->lock, 0, 1); /* each child gets its own copy anyway */
-    job_t jb = { in, n, block, workers, 0 };
-    run_children(&jb, priv);
+    run_children(&r.jb, priv);
     printf("  with MAP_PRIVATE instead: the parent sees total = %lld, out checksum = %lld, "
            "finished = %ld\n    (every child wrote into its own copy-on-write copy, and the "
            "copies vanished with the children)\n",
@@ -318,12 +283,10 @@ int main(int argc, char **argv)
     sem_destroy(&priv->lock);
     munmap(priv, bytes);
 
-    /* Demonstration 2: a race between processes.  Printed, never a result:
-     * the number of lost updates changes from run to run. */
+    /* Demonstration 2: a race between processes (printed, never a result). */
     if (race) {
-        reset(sh, n);
-        jb.racy = 1;
-        run_children(&jb, sh);
+        r.jb.racy = 1;
+        run_children(&r.jb, sh);
         long got = atomic_load(&sh->racy);
         printf("  race: %ld unprotected increments of one shared counter gave %ld: %ld lost\n", n,
                got, n - got);

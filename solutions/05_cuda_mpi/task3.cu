@@ -34,7 +34,7 @@
 #define PR_MPI
 #include "pr.h"
 
-#include <cuda_runtime.h>
+#include "cuda_mpi.h" /* CHECK, pick_gpu, gpus_on_node...: the room's scaffolding */
 
 /* NCCL where it is installed and this is a real GPU build. */
 #if !defined(CUDA_SIM) && defined(__has_include)
@@ -43,16 +43,6 @@
 #define HAVE_NCCL 1
 #endif
 #endif
-
-#define CHECK(call)                                                                  \
-    do {                                                                             \
-        cudaError_t e_ = (call);                                                     \
-        if (e_ != cudaSuccess) {                                                     \
-            fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,     \
-                    cudaGetErrorString(e_));                                         \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                            \
-        }                                                                            \
-    } while (0)
 
 /* Rank r's value i: a whole number in [0, 1000). */
 __host__ __device__ static inline double value_of(long i, int rank)
@@ -96,6 +86,14 @@ static void allreduce_cuda_aware(const double *in, double *out, double *host, lo
     MPI_Allreduce(in, out, (int)m, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
 }
 
+/* For comparison, the host-only allreduce of the same size, no GPU involved:
+ * what MPI alone costs, the floor under the staged and CUDA-aware ways. */
+static void allreduce_host_only(const double *in, double *out, double *host, long m)
+{
+    (void)in, (void)out;
+    MPI_Allreduce(MPI_IN_PLACE, host, (int)m, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+}
+
 #ifdef HAVE_NCCL
 static ncclComm_t nccl_comm;
 static cudaStream_t nccl_stream;
@@ -137,41 +135,6 @@ static void nccl_stop(void)
     CHECK(cudaStreamDestroy(nccl_stream));
 }
 #endif
-
-/* Ranks on this node, the GPU this rank uses (round-robin over the GPUs it sees), and
- * how many different GPUs the node's ranks use.  Device numbers cannot tell that: a
- * scheduler that shows each rank only its own GPU makes it "device 0" in every rank.
- * The GPU's PCI address can, so the node's ranks compare theirs. */
-static int pick_gpu(int *ranks_on_node, int *gpus_used)
-{
-    MPI_Comm node;
-    int local_rank, seen = 0;
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-    MPI_Comm_rank(node, &local_rank);
-    MPI_Comm_size(node, ranks_on_node);
-    CHECK(cudaGetDeviceCount(&seen));
-    int device = seen > 0 ? local_rank % seen : 0;
-    CHECK(cudaSetDevice(device));
-    cudaDeviceProp prop;
-    CHECK(cudaGetDeviceProperties(&prop, device));
-    int mine[3] = { prop.pciDomainID, prop.pciBusID, prop.pciDeviceID };
-    int *all = (int *)malloc((size_t)*ranks_on_node * sizeof mine);
-    if (!all) {
-        fprintf(stderr, "out of memory\n");
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-    MPI_Allgather(mine, 3, MPI_INT, all, 3, MPI_INT, node);
-    *gpus_used = 0;
-    for (int i = 0; i < *ranks_on_node; i++) { /* count each address at its first rank */
-        int first = 1;
-        for (int j = 0; j < i && first; j++)
-            first = memcmp(all + 3 * i, all + 3 * j, sizeof mine) != 0;
-        *gpus_used += first;
-    }
-    free(all);
-    MPI_Comm_free(&node);
-    return device;
-}
 
 typedef void (*allreduce_fn)(const double *in, double *out, double *host, long m);
 
@@ -220,29 +183,9 @@ static double time_way(allreduce_fn fn, const vectors *v, int reps)
         MPI_Barrier(MPI_COMM_WORLD);
         double start = MPI_Wtime();
         fn(v->dev, v->dev_sum, v->host, v->m);
-        double mine = MPI_Wtime() - start, slowest;
-        MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-        if (r > 0 && slowest < best)
-            best = slowest;
-    }
-    return best;
-}
-
-/* The host-only allreduce of the same size, no GPU involved: what MPI alone
- * costs, the floor under the staged and CUDA-aware ways. */
-static double time_host_only(const vectors *v, int reps)
-{
-    double best = INFINITY;
-    for (int r = 0; r <= reps; r++) {
-        for (long i = 0; i < v->m; i++)
-            v->host[i] = value_of(i, v->rank);
-        MPI_Barrier(MPI_COMM_WORLD);
-        double start = MPI_Wtime();
-        MPI_Allreduce(MPI_IN_PLACE, v->host, (int)v->m, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-        double mine = MPI_Wtime() - start, slowest;
-        MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-        if (r > 0 && slowest < best)
-            best = slowest;
+        double t = slowest(MPI_Wtime() - start);
+        if (r > 0 && t < best)
+            best = t;
     }
     return best;
 }
@@ -286,8 +229,8 @@ int main(int argc, char **argv)
     v.m = m;
     MPI_Comm_rank(MPI_COMM_WORLD, &v.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &v.size);
-    int ranks_on_node, gpus_used;
-    int device = pick_gpu(&ranks_on_node, &gpus_used);
+    int ranks_on_node;
+    int device = pick_gpu(), gpus_used = gpus_on_node(&ranks_on_node);
     const char *why;
     int aware = pr_mpi_cuda_aware(&why);
     if (v.rank == 0) {
@@ -305,7 +248,7 @@ int main(int argc, char **argv)
     pr_result_double("checksum", checksum, 0.0);
     report("staged", t_staged, 0, &v);
 
-    double t_host = time_host_only(&v, reps);
+    double t_host = time_way(allreduce_host_only, &v, reps);
     /* (on one rank it does nothing at all: no speedup to speak of) */
     report("MPI on host memory only", t_host, v.size > 1 ? t_staged : 0, &v);
 

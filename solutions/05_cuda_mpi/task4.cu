@@ -33,17 +33,7 @@
 #define PR_MPI
 #include "pr.h"
 
-#include <cuda_runtime.h>
-
-#define CHECK(call)                                                                  \
-    do {                                                                             \
-        cudaError_t e_ = (call);                                                     \
-        if (e_ != cudaSuccess) {                                                     \
-            fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,     \
-                    cudaGetErrorString(e_));                                         \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                            \
-        }                                                                            \
-    } while (0)
+#include "cuda_mpi.h" /* CHECK, pick_gpu, block_of...: the room's scaffolding */
 
 #define TO_LEFT 1  /* a cell travelling to the rank on the left */
 #define TO_RIGHT 2 /* a cell travelling to the rank on the right */
@@ -122,11 +112,7 @@ static void step(block *b)
 /* The serial reference: the whole ring, `steps` steps, the same additions. */
 static void heat_serial(double *u, int n, int steps)
 {
-    double *unew = (double *)malloc((size_t)n * sizeof(double));
-    if (!unew) {
-        fprintf(stderr, "task4: out of memory\n");
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
+    double *unew = (double *)host_alloc((size_t)n * sizeof(double));
     for (int s = 0; s < steps; s++) {
         for (int i = 0; i < n; i++) {
             double l = u[i == 0 ? n - 1 : i - 1], r = u[i == n - 1 ? 0 : i + 1];
@@ -135,27 +121,6 @@ static void heat_serial(double *u, int n, int steps)
         memcpy(u, unew, (size_t)n * sizeof(double));
     }
     free(unew);
-}
-
-/* Block r of n cells split over p ranks: the first n % p blocks get one more. */
-static void block_of(long n, int p, int r, long *first, long *count)
-{
-    long base = n / p, extra = n % p;
-    *first = r * base + (r < extra ? r : extra);
-    *count = base + (r < extra ? 1 : 0);
-}
-
-static int pick_gpu(void)
-{
-    MPI_Comm node;
-    int local_rank, gpus = 0;
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-    MPI_Comm_rank(node, &local_rank);
-    MPI_Comm_free(&node);
-    CHECK(cudaGetDeviceCount(&gpus));
-    int device = gpus > 0 ? local_rank % gpus : 0;
-    CHECK(cudaSetDevice(device));
-    return device;
 }
 
 /* Sets up b with cells [first, first + count) of the ring `all` (n cells),
@@ -169,11 +134,7 @@ static void block_init(block *b, const double *all, int n, long first, long coun
     b->left = (rank + size - 1) % size;
     b->right = (rank + 1) % size;
     size_t bytes = (size_t)(count + 2) * sizeof(double);
-    double *host = (double *)malloc(bytes);
-    if (!host) {
-        fprintf(stderr, "task4: out of memory\n");
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
+    double *host = (double *)host_alloc(bytes);
     for (long c = -1; c <= count; c++) /* block cell c is ring cell first + c */
         host[c + 1] = all[(first + c + n) % n];
     CHECK(cudaMalloc(&b->u, bytes));
@@ -223,26 +184,15 @@ int main(int argc, char **argv)
                steps, size, size == 1 ? "" : "s", device);
 
     /* Every rank draws the whole ring from the seed and keeps its block. */
-    double *all = (double *)malloc((size_t)n * sizeof(double));
-    int *counts = (int *)malloc(2 * (size_t)size * sizeof(int));
-    if (!all || !counts) {
-        fprintf(stderr, "task4: out of memory\n");
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
+    double *all = (double *)host_alloc((size_t)n * sizeof(double));
     pr_rng rng = pr_rng_seed((uint64_t)seed, 0);
     double heat0 = 0.0;
     for (int i = 0; i < n; i++) {
         all[i] = pr_rng_double(&rng, 0.0, 1.0);
         heat0 += all[i];
     }
-    int *displs = counts + size;
-    for (int r = 0; r < size; r++) {
-        long f, c;
-        block_of(n, size, r, &f, &c);
-        counts[r] = (int)c;
-        displs[r] = (int)f;
-    }
-    long first = displs[rank], count = counts[rank];
+    long first, count;
+    block_of(n, size, rank, &first, &count);
 
     block b;
     block_init(&b, all, n, first, count);
@@ -251,19 +201,11 @@ int main(int argc, char **argv)
     for (int s = 0; s < steps; s++)
         step(&b);
     CHECK(cudaDeviceSynchronize());
-    double mine = MPI_Wtime() - start, t_gpu;
-    MPI_Allreduce(&mine, &t_gpu, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    double t_gpu = slowest(MPI_Wtime() - start);
 
-    /* Gather the ring on rank 0, staged through the host. */
-    double *mine_host = (double *)malloc((size_t)count * sizeof(double));
-    double *ring = rank == 0 ? (double *)malloc((size_t)n * sizeof(double)) : NULL;
-    if (!mine_host || (rank == 0 && !ring)) {
-        fprintf(stderr, "task4: out of memory\n");
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-    CHECK(cudaMemcpy(mine_host, b.u + 1, (size_t)count * sizeof(double), cudaMemcpyDeviceToHost));
-    MPI_Gatherv(mine_host, (int)count, MPI_DOUBLE, ring, counts, displs, MPI_DOUBLE, 0,
-                MPI_COMM_WORLD);
+    /* Gather the ring on rank 0 (cell 0 of the block is u[1]). */
+    double *ring = rank == 0 ? (double *)host_alloc((size_t)n * sizeof(double)) : NULL;
+    gather_blocks(b.u + 1, n, 1, 0, ring);
 
     if (rank == 0) {
         double t0 = pr_now();
@@ -287,10 +229,8 @@ int main(int argc, char **argv)
         printf("  (CUDA CPU simulator: these times say nothing about a GPU)\n");
 #endif
     }
-    free(mine_host);
     free(ring);
     free(all);
-    free(counts);
     block_free(&b);
     int status = pr_finish();
     MPI_Finalize();

@@ -1,0 +1,1 @@
+../../02_processes/procs.h

@@ -1,0 +1,1 @@
+../../05_cuda_mpi/cuda_mpi.h
