@@ -7,6 +7,7 @@
  *   die(what), calloc_or_die(n, size), make_pipe(fd), fork_child()
  *                                    a failed system call ends the program
  *   write_full(fd, buf, len)         send a whole message through a pipe
+ *   read_full(fd, buf, len)          receive one (what task 1 asks you to write)
  *   signal_name(sig)                 "SIGSEGV" for 11, and so on
  *   no_core_files()                  a crash on purpose leaves no core file
  *   check_str(what, got, expected)   pr_check_int's line, for a word
@@ -16,10 +17,9 @@
  * (write_full), "fork, exit and wait" (fork_child, and the signal that ended a
  * child).
  *
- * read_full, the receiving half of write_full, is not here: writing it is
- * task 1's first TODO, so each task that needs it carries its own copy.
- * Tasks 1 and 6 include none of this: task 1 shows write_full beside the
- * read_full you write, and the bug hunt is one whole program.
+ * read_full is task 1's first TODO: do task 1 before you read on.  Tasks 1
+ * and 6 include none of this: task 1 shows write_full beside the read_full
+ * you write, and the bug hunt is one whole program.
  */
 #ifndef PARALLEL_ROOMS_PROCS_H
 #define PARALLEL_ROOMS_PROCS_H
@@ -104,6 +104,25 @@ static inline int write_full(int fd, const void *buf, size_t len)
         len -= (size_t)n;
     }
     return 0;
+}
+
+/* Reads len bytes, fewer only at end-of-file.  Returns the count, or -1. */
+static inline ssize_t read_full(int fd, void *buf, size_t len)
+{
+    char *p = (char *)buf;
+    size_t got = 0;
+    while (got < len) {
+        ssize_t n = read(fd, p + got, len - got);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        if (n == 0)
+            break;
+        got += (size_t)n;
+    }
+    return (ssize_t)got;
 }
 
 /* The name of a signal that can end a worker, as the programs print it. */

@@ -33,7 +33,7 @@
  * Grade it from the top folder:  make grade TASK=02_processes/task3
  */
 #include "pr.h"
-#include "procs.h" /* MAX_WORKERS, make_pipe, fork_child, write_full: the room's plumbing */
+#include "procs.h" /* MAX_WORKERS, make_pipe, fork_child, read_full, write_full: the room's plumbing */
 
 #define MAX_JOBS 1000
 
@@ -71,25 +71,6 @@ static int64_t run_job(const params_t *pp, int64_t job)
     }
     sleep_ms(pp->delay_ms); /* the "I/O": a process that sleeps needs no core */
     return sum;
-}
-
-/* Reads len bytes, fewer only at end-of-file.  Returns the count, or -1. */
-static ssize_t read_full(int fd, void *buf, size_t len)
-{
-    char *p = buf;
-    size_t got = 0;
-    while (got < len) {
-        ssize_t n = read(fd, p + got, len - got);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            return -1;
-        }
-        if (n == 0)
-            break;
-        got += (size_t)n;
-    }
-    return (ssize_t)got;
 }
 
 /* A worker: req_fd is the read end of the shared request pipe, rep_fd the

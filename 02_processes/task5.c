@@ -30,7 +30,7 @@
  */
 #define _GNU_SOURCE /* MAP_ANONYMOUS, MADV_NOHUGEPAGE; it must come before every #include */
 #include "pr.h"
-#include "procs.h" /* MAX_WORKERS, die, write_full, signal_name...: the room's plumbing */
+#include "procs.h" /* MAX_WORKERS, die, read_full, write_full, signal_name...: the room's plumbing */
 
 #include <pthread.h>
 #include <sys/mman.h>
@@ -106,25 +106,6 @@ static void run_processes(const batch_t *b)
 }
 
 /* ---- no need to change below ---- */
-
-/* Reads len bytes, fewer only at end-of-file.  Returns the count, or -1. */
-static ssize_t read_full(int fd, void *buf, size_t len)
-{
-    char *p = buf;
-    size_t got = 0;
-    while (got < len) {
-        ssize_t n = read(fd, p + got, len - got);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            return -1;
-        }
-        if (n == 0)
-            break;
-        got += (size_t)n;
-    }
-    return (ssize_t)got;
-}
 
 /* One worker process, started once; every task is a request (its number) down
  * one pipe and a reply (its byte) up the other.  This is the per-task cost of

@@ -38,7 +38,7 @@
  * Grade it from the top folder:  make grade TASK=02_processes/task2
  */
 #include "pr.h"
-#include "procs.h" /* MAX_WORKERS, die, write_full, signal_name: the room's plumbing */
+#include "procs.h" /* MAX_WORKERS, die, read_full, write_full, signal_name: the room's plumbing */
 
 /* ---- The functions the pool runs ---- */
 
@@ -114,25 +114,6 @@ typedef struct {
     int64_t id;    /* the job number of the request it answers: its tag */
     int64_t value; /* what the function returned */
 } reply_t;
-
-/* Reads len bytes, fewer only at end-of-file.  Returns the count, or -1. */
-static ssize_t read_full(int fd, void *buf, size_t len)
-{
-    char *p = buf;
-    size_t got = 0;
-    while (got < len) {
-        ssize_t n = read(fd, p + got, len - got);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            return -1;
-        }
-        if (n == 0)
-            break;
-        got += (size_t)n;
-    }
-    return (ssize_t)got;
-}
 
 /* ---- The pool's state ---- */
 
