@@ -47,6 +47,10 @@
 
 #define LEARNING_RATE 0.05
 
+/* A network (net_t, net_forward: mlp.h) keeps its parameters in one flat array,
+ *     [ W1 (hidden x in) | b1 (hidden) | W2 (out x hidden) | b2 (out) ]
+ * W1[j][k] is p[j * in + k], W2[o][j] is p[w2 + o * hidden + j]. */
+
 /* Backward for one sample: dy[o] is dL/dy[o].  ADDS the sample's gradient to
  * grad[] and, when dx is not NULL, sets dx[k] = dL/dx[k], the gradient with
  * respect to the network's input (the parameters' gradient is the same
@@ -260,7 +264,8 @@ int main(int argc, char **argv)
         pr_check_int("input gradient check passed", worst_grad <= grad_tol, 1);
         pr_check_double("replica spread (relative)", spread, 0.0, 1e-12);
         pr_check_double("final D loss (DDP vs serial)", dl[epochs - 1], sl[epochs - 1], tol);
-        pr_check_double("final G loss (DDP vs serial)", dl[2 * epochs - 1], sl[2 * epochs - 1], tol);
+        pr_check_double("final G loss (DDP vs serial)", dl[2 * epochs - 1], sl[2 * epochs - 1],
+                        tol);
         pr_check_int("every loss, parameter equal", matches, 1);
         pr_result_int("input_gradient_check", worst_grad <= grad_tol);
         pr_result_int("replicas_identical", spread <= 1e-12);
