@@ -6,6 +6,8 @@
  * it with minibatch SGD, minimising the mean squared error of each minibatch:
  * linear regression (its gradient is written out below, as a worked example)
  * and an MLP with one layer of H tanh units (both described in the README).
+ * The data set, the MLP's layout and forward pass, and the epoch's shuffle
+ * come from mlp.h, which every task of this room includes.
  *
  *   TODO 1: the MLP's backward pass for one sample: its contribution to the
  *           gradient of every parameter, found with the chain rule.
@@ -25,51 +27,16 @@
  * Grade it from the top folder:  make grade TASK=06_data_parallel/task1
  */
 #include "pr.h"
+#define MLP_OWN_BACKWARD /* the backward pass is yours to write: mlp.h leaves its own out */
+#include "mlp.h"
 
-#define D 2                  /* inputs per sample */
-#define LEARNING_RATE 0.1 /* the SGD step size (for wider MLPs: see make_layout) */
 #define MLP_LOSS_TARGET 0.03 /* the MLP must get its loss below this */
 
-/* The MLP's parameters live in one flat array, so that copying, summing and
- * (in later tasks) sending all of them is one loop or one call:
- *
+/* The MLP's parameters (mlp.h: make_layout, mlp_init) live in one flat array,
  *     [ W1 (H x D, row j = hidden unit j) | b1 (H) | W2 (H) | b2 (1) ]
- *
- * W1[j][k] is p[j * D + k]; the others start at the offsets below. */
-typedef struct {
-    int hidden; /* H */
-    long b1, w2, b2;
-    long count; /* H*D + H + H + 1 numbers in all */
-    double lr;  /* the MLP's SGD step size */
-} layout_t;
-
-static layout_t make_layout(int hidden)
-{
-    layout_t L = { .hidden = hidden };
-    L.b1 = (long)hidden * D;
-    L.w2 = L.b1 + hidden;
-    L.b2 = L.w2 + hidden;
-    L.count = L.b2 + 1;
-    /* A step moves yhat by about lr * H * dout through the H output weights,
-     * so wider layers need smaller steps, or training diverges. */
-    L.lr = hidden <= 12 ? LEARNING_RATE : LEARNING_RATE * 12.0 / hidden;
-    return L;
-}
-
-/* Forward pass for one sample: returns yhat and keeps the hidden activations
- * h[0..H-1], which the backward pass needs. */
-static double mlp_forward(const double *p, const layout_t *L, const double *x, double *h)
-{
-    double out = p[L->b2];
-    for (int j = 0; j < L->hidden; j++) {
-        double z = p[L->b1 + j];
-        for (int k = 0; k < D; k++)
-            z += p[j * D + k] * x[k];
-        h[j] = tanh(z);
-        out += p[L->w2 + j] * h[j];
-    }
-    return out;
-}
+ * W1[j][k] is p[j * D + k]; b1, W2 and b2 start at L->b1, L->w2 and L->b2.
+ * mlp_forward(p, L, x, h) (mlp.h) returns yhat for the sample x and keeps its
+ * hidden activations h[0..H-1], which the backward pass needs. */
 
 /* Backward pass for one sample.  `dout` is dL/dyhat for this sample (the loss
  * gradient flowing in from the top); x and h are the sample's input and the
@@ -109,68 +76,6 @@ static void sgd_update(double *p, const double *grad, long count, double lr)
 }
 
 /* ---- no need to change below ---- */
-
-typedef struct {
-    long n;
-    double *x; /* n x D, row-major */
-    double *y; /* n */
-} dataset_t;
-
-static void *xcalloc(size_t count, size_t each)
-{
-    void *p = calloc(count ? count : 1, each);
-    if (!p) {
-        fprintf(stderr, "out of memory\n");
-        exit(1);
-    }
-    return p;
-}
-
-/* The function the models try to learn. */
-static double target_fn(const double *x)
-{
-    return sin(2.0 * x[0]) + 0.5 * x[0] * x[1];
-}
-
-static dataset_t make_dataset(long n, uint64_t seed)
-{
-    dataset_t data = { n, xcalloc((size_t)n * D, sizeof(double)),
-                       xcalloc((size_t)n, sizeof(double)) };
-    pr_rng rng = pr_rng_seed(seed, 1);
-    for (long i = 0; i < n; i++) {
-        double *x = data.x + i * D;
-        for (int k = 0; k < D; k++)
-            x[k] = pr_rng_double(&rng, -1.5, 1.5);
-        data.y[i] = target_fn(x) + 0.05 * pr_rng_double(&rng, -1.0, 1.0);
-    }
-    return data;
-}
-
-/* Small random weights (biases 0), from the seed: tanh units start in their
- * steep middle, and different units start different. */
-static void mlp_init(double *p, const layout_t *L, uint64_t seed)
-{
-    pr_rng rng = pr_rng_seed(seed, 2);
-    memset(p, 0, (size_t)L->count * sizeof *p);
-    for (long i = 0; i < L->b1; i++)
-        p[i] = pr_rng_double(&rng, -1.0, 1.0);
-    for (int j = 0; j < L->hidden; j++)
-        p[L->w2 + j] = pr_rng_double(&rng, -1.0, 1.0) / sqrt((double)L->hidden);
-}
-
-/* A fresh random order of [0, n) for each epoch (Fisher-Yates), from the seed. */
-static void shuffle(long *perm, long n, uint64_t seed, int epoch)
-{
-    pr_rng rng = pr_rng_seed(seed, 1000 + (uint64_t)epoch);
-    for (long i = 0; i < n; i++)
-        perm[i] = i;
-    for (long i = n - 1; i > 0; i--) {
-        long j = (long)pr_rng_range(&rng, 0, i);
-        long t = perm[i];
-        perm[i] = perm[j];
-        perm[j] = t;
-    }
-}
 
 /* The MLP's minibatch gradient: grad = dL/dp for L = (1/B) sum (yhat - y)^2 over
  * the B samples idx[0..B-1].  Returns the loss.  h: room for H numbers. */
@@ -286,9 +191,7 @@ static double gradient_check(const layout_t *L, const dataset_t *data, const lon
                 printf("    dL/dp[%3ld] %-3s  backward %14.10f   finite difference %14.10f\n", i,
                        s == 0 ? "W1" : s == 1 ? "b1" : s == 2 ? "W2" : "b2", grad[i], numeric);
     }
-    free(p);
-    free(grad);
-    free(h);
+    free(p), free(grad), free(h);
     return worst;
 }
 
@@ -333,23 +236,12 @@ static void train(run_t *r, int verbose)
     shuffle(perm, n, r->seed, 0); /* any order: the loss over all samples */
     r->mlp_loss = mlp_loss(r->mlp, L, r->data, perm, n, h);
     r->lin_loss = linear_gradient(r->lin, r->data, perm, n, lin_grad);
-    free(perm);
-    free(grad);
-    free(h);
+    free(perm), free(grad), free(h);
 }
 
 static void train_quietly(void *ctx)
 {
     train(ctx, 0);
-}
-
-/* sum_i (i+1) p[i]: one number that changes when any parameter does. */
-static double checksum_of(const double *p, long count)
-{
-    double sum = 0.0;
-    for (long i = 0; i < count; i++)
-        sum += (double)(i + 1) * p[i];
-    return sum;
 }
 
 int main(int argc, char **argv)
@@ -395,9 +287,6 @@ int main(int argc, char **argv)
     pr_print_time("training, both models", t_train, 0, NULL);
     printf("  time per epoch                  %10.6f s\n", t_train / epochs);
 
-    free(perm);
-    free(run.mlp);
-    free(data.x);
-    free(data.y);
+    free(perm), free(run.mlp), free(data.x), free(data.y);
     return pr_finish();
 }

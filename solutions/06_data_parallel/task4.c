@@ -31,9 +31,8 @@
  */
 #define PR_MPI
 #include "pr.h"
+#include "mlp.h"
 
-#define D 2               /* inputs per sample */
-#define LEARNING_RATE 0.1 /* the SGD step size (for wider MLPs: see make_layout) */
 #define TAG_REDUCE_SCATTER 1
 #define TAG_ALLGATHER 2
 
@@ -99,21 +98,6 @@ static void ring_allreduce(const double *local, double *global, double *tmp, lon
 
 /* ---- no need to change below ---- */
 
-/* The parameters, in one flat array (as in task 1):
- *     [ W1 (H x D) | b1 (H) | W2 (H) | b2 (1) ]     W1[j][k] is p[j * D + k]. */
-typedef struct {
-    int hidden; /* H */
-    long b1, w2, b2;
-    long count; /* H*D + H + H + 1 numbers in all */
-    double lr;  /* the MLP's SGD step size */
-} layout_t;
-
-typedef struct {
-    long n;
-    double *x; /* n x D, row-major */
-    double *y; /* n */
-} dataset_t;
-
 /* One rank's scratch arrays and tallies. */
 typedef struct {
     long *shard;                  /* this rank's samples of the current minibatch */
@@ -128,111 +112,6 @@ typedef struct {
     double worst_diff;            /* the largest |ring - MPI_Allreduce| / max(1, |MPI|) */
     double sse;                   /* this rank's squared errors in this epoch */
 } work_t;
-
-static void *xcalloc(size_t count, size_t each)
-{
-    void *p = calloc(count ? count : 1, each);
-    if (!p) {
-        fprintf(stderr, "out of memory\n");
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-    return p;
-}
-
-static layout_t make_layout(int hidden)
-{
-    layout_t L = { .hidden = hidden };
-    L.b1 = (long)hidden * D;
-    L.w2 = L.b1 + hidden;
-    L.b2 = L.w2 + hidden;
-    L.count = L.b2 + 1;
-    /* A step moves yhat by about lr * H * dout through the H output weights,
-     * so wider layers need smaller steps, or training diverges. */
-    L.lr = hidden <= 12 ? LEARNING_RATE : LEARNING_RATE * 12.0 / hidden;
-    return L;
-}
-
-/* The MLP of task 1: forward and backward for one sample. */
-static double mlp_forward(const double *p, const layout_t *L, const double *x, double *h)
-{
-    double out = p[L->b2];
-    for (int j = 0; j < L->hidden; j++) {
-        double z = p[L->b1 + j];
-        for (int k = 0; k < D; k++)
-            z += p[j * D + k] * x[k];
-        h[j] = tanh(z);
-        out += p[L->w2 + j] * h[j];
-    }
-    return out;
-}
-
-static void mlp_backward(const double *p, const layout_t *L, const double *x, const double *h,
-                         double dout, double *grad)
-{
-    grad[L->b2] += dout;
-    for (int j = 0; j < L->hidden; j++) {
-        grad[L->w2 + j] += dout * h[j];
-        double dz = dout * p[L->w2 + j] * (1.0 - h[j] * h[j]);
-        grad[L->b1 + j] += dz;
-        for (int k = 0; k < D; k++)
-            grad[j * D + k] += dz * x[k];
-    }
-}
-
-static double target_fn(const double *x)
-{
-    return sin(2.0 * x[0]) + 0.5 * x[0] * x[1];
-}
-
-static dataset_t make_dataset(long n, uint64_t seed)
-{
-    dataset_t data = { n, xcalloc((size_t)n * D, sizeof(double)),
-                       xcalloc((size_t)n, sizeof(double)) };
-    pr_rng rng = pr_rng_seed(seed, 1);
-    for (long i = 0; i < n; i++) {
-        double *x = data.x + i * D;
-        for (int k = 0; k < D; k++)
-            x[k] = pr_rng_double(&rng, -1.5, 1.5);
-        data.y[i] = target_fn(x) + 0.05 * pr_rng_double(&rng, -1.0, 1.0);
-    }
-    return data;
-}
-
-static void mlp_init(double *p, const layout_t *L, uint64_t seed)
-{
-    pr_rng rng = pr_rng_seed(seed, 2);
-    memset(p, 0, (size_t)L->count * sizeof *p);
-    for (long i = 0; i < L->b1; i++)
-        p[i] = pr_rng_double(&rng, -1.0, 1.0);
-    for (int j = 0; j < L->hidden; j++)
-        p[L->w2 + j] = pr_rng_double(&rng, -1.0, 1.0) / sqrt((double)L->hidden);
-}
-
-static void shuffle(long *perm, long n, uint64_t seed, int epoch)
-{
-    pr_rng rng = pr_rng_seed(seed, 1000 + (uint64_t)epoch);
-    for (long i = 0; i < n; i++)
-        perm[i] = i;
-    for (long i = n - 1; i > 0; i--) {
-        long j = (long)pr_rng_range(&rng, 0, i);
-        long t = perm[i];
-        perm[i] = perm[j];
-        perm[j] = t;
-    }
-}
-
-/* The largest |a[i] - b[i]| / max(1, |b[i]|): 0 when a equals b. */
-static double max_rel_diff(const double *a, const double *b, long count)
-{
-    double worst = 0.0;
-    for (long i = 0; i < count; i++) {
-        double scale = fabs(b[i]) > 1.0 ? fabs(b[i]) : 1.0;
-        double d = fabs(a[i] - b[i]) / scale;
-        if (d > worst || isnan(d))
-            worst = isnan(d) ? INFINITY : d;
-    }
-    return worst;
-}
 
 /* One DDP step (task 3's) with the sum done twice: by your ring, which the
  * update uses, and by MPI_Allreduce, to compare with. */
@@ -276,28 +155,11 @@ static void ddp_step(double *p, const layout_t *L, const dataset_t *data, const 
         p[i] -= L->lr * w->global[i] / (double)batch;
 }
 
-/* The serial baseline's step (task 1); returns the minibatch's loss. */
-static double serial_step(double *p, const layout_t *L, const dataset_t *data, const long *idx,
-                          long batch, double *grad, double *h)
-{
-    double sse = 0.0;
-    memset(grad, 0, (size_t)L->count * sizeof *grad);
-    for (long b = 0; b < batch; b++) {
-        const double *x = data->x + idx[b] * D;
-        double err = mlp_forward(p, L, x, h) - data->y[idx[b]];
-        sse += err * err;
-        mlp_backward(p, L, x, h, 2.0 * err / (double)batch, grad);
-    }
-    for (long i = 0; i < L->count; i++)
-        p[i] -= L->lr * grad[i];
-    return sse / (double)batch;
-}
-
 typedef struct {
     const dataset_t *data;
     const layout_t *L;
     long batch;
-    int epochs, distributed; /* 0: the serial baseline, on this rank alone */
+    int epochs, distributed; /* 0: the serial baseline (mlp.h), on this rank alone */
     uint64_t seed;
     double *params;     /* the trained model */
     double *epoch_loss; /* the mean squared error of each epoch's minibatches */
@@ -307,6 +169,10 @@ typedef struct {
 
 static void train(run_t *r)
 {
+    if (!r->distributed) {
+        train_serial(r->data, r->L, r->batch, r->epochs, r->seed, r->params, r->epoch_loss);
+        return;
+    }
     const layout_t *L = r->L;
     long n = r->data->n, m = L->count;
     int size;
@@ -320,10 +186,10 @@ static void train(run_t *r)
                  .h = xcalloc((size_t)L->hidden, sizeof(double)),
                  .first = xcalloc(2 * (size_t)size, sizeof(long)) };
     w.count = w.first + size;
-    for (int c = 0; c < size; c++) { /* the uneven split of room 03 */
-        long base = m / size, extra = m % size;
-        w.first[c] = c * base + (c < extra ? c : extra);
-        w.count[c] = base + (c < extra ? 1 : 0);
+    for (int c = 0; c < size; c++) { /* the uneven split of room 03 (mlp.h) */
+        long end;
+        split(m, size, c, &w.first[c], &end);
+        w.count[c] = end - w.first[c];
     }
     mlp_init(r->params, L, r->seed);
     r->steps = 0;
@@ -333,15 +199,11 @@ static void train(run_t *r)
         w.sse = 0.0;
         for (long start = 0; start < n; start += r->batch) {
             long batch = n - start < r->batch ? n - start : r->batch;
-            if (r->distributed)
-                ddp_step(r->params, L, r->data, perm + start, batch, &w);
-            else
-                sse += batch * serial_step(r->params, L, r->data, perm + start, batch, w.global,
-                                           w.h);
+            ddp_step(r->params, L, r->data, perm + start, batch, &w);
             r->steps++;
         }
-        if (r->distributed) /* the epoch's loss: one small allreduce per epoch */
-            MPI_Allreduce(&w.sse, &sse, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        /* the epoch's loss: one small allreduce per epoch */
+        MPI_Allreduce(&w.sse, &sse, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
         r->epoch_loss[epoch] = sse / (double)n;
     }
     r->t_ring = w.t_ring;
@@ -355,14 +217,6 @@ static void train(run_t *r)
     free(w.tmp);
     free(w.h);
     free(w.first);
-}
-
-static double checksum_of(const double *p, long count)
-{
-    double sum = 0.0;
-    for (long i = 0; i < count; i++)
-        sum += (double)(i + 1) * p[i];
-    return sum;
 }
 
 int main(int argc, char **argv)
@@ -397,39 +251,21 @@ int main(int argc, char **argv)
     MPI_Barrier(MPI_COMM_WORLD);
     train(&ddp);
 
-    double checksum = checksum_of(ddp.params, L.count), highest, lowest;
-    MPI_Allreduce(&checksum, &highest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    MPI_Allreduce(&checksum, &lowest, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
-    double spread = (highest - lowest) / (fabs(highest) > 1.0 ? fabs(highest) : 1.0);
     double mine[3] = { ddp.t_ring, ddp.t_mpi, ddp.worst_diff }, most[3];
     MPI_Allreduce(mine, most, 3, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
 
+    print_loss_curves("serial loss", serial.epoch_loss, "DDP (ring) loss", ddp.epoch_loss, epochs);
+    double checksum = checksum_of(ddp.params, L.count);
+    int identical = check_replicas_identical("replica spread (relative)", checksum);
     if (rank == 0) {
-        printf("  %7s %18s %18s\n", "epoch", "serial loss", "DDP (ring) loss");
-        int every = epochs >= 10 ? epochs / 10 : 1;
-        for (int e = 0; e < epochs; e++)
-            if ((e + 1) % every == 0 || e == 0)
-                printf("  %7d %18.12f %18.12f\n", e + 1, serial.epoch_loss[e], ddp.epoch_loss[e]);
-        const double tol = 1e-9, ring_tol = 1e-12;
-        double worst_loss = max_rel_diff(ddp.epoch_loss, serial.epoch_loss, epochs);
-        double worst_param = max_rel_diff(ddp.params, serial.params, L.count);
-        int matches = worst_loss <= tol && worst_param <= tol;
+        const double ring_tol = 1e-12;
         printf("  largest |ring - MPI_Allreduce| over %ld steps (relative): %.3g (allowed %g)\n",
                ddp.steps, most[2], ring_tol);
-        printf("  checksum of the parameters: max %.17g, min %.17g over the ranks\n", highest,
-               lowest);
-        printf("  largest difference from the serial run: losses %.3g, parameters %.3g"
-               " (allowed %g)\n",
-               worst_loss, worst_param, tol);
         pr_check_int("ring equals MPI_Allreduce", most[2] <= ring_tol, 1);
-        pr_check_double("replica spread (relative)", spread, 0.0, 1e-12);
-        pr_check_double("final loss (DDP vs serial)", ddp.epoch_loss[epochs - 1],
-                        serial.epoch_loss[epochs - 1], tol);
-        pr_check_double("checksum (DDP vs serial)", checksum, checksum_of(serial.params, L.count),
-                        tol);
-        pr_check_int("every loss, parameter equal", matches, 1);
+        int matches = check_same_training("DDP", "serial", ddp.params, ddp.epoch_loss,
+                                          serial.params, serial.epoch_loss, L.count, epochs);
         pr_result_int("ring_equals_mpi", most[2] <= ring_tol);
-        pr_result_int("replicas_identical", spread <= 1e-12);
+        pr_result_int("replicas_identical", identical);
         pr_result_double("final_loss", ddp.epoch_loss[epochs - 1], 1e-6);
         pr_result_double("checksum", checksum, 1e-6);
         pr_result_int("matches_serial", matches);

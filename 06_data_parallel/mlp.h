@@ -1,0 +1,766 @@
+/*
+ * mlp.h -- room 06's shared scaffolding: the model the tasks train, its data,
+ * the serial baseline, and the checks that compare a parallel run with it.
+ *
+ * No need to change anything here.  It is lesson code all the same, worth one
+ * read: README.md, "Training: SGD on minibatches" explains the data set, the
+ * MLP and its flat layout, "Forward and backward by hand" its two passes, and
+ * "Why the replicas never drift apart" the checks.  Every task includes it
+ * after pr.h (an MPI task after #define PR_MPI, which adds the MPI parts):
+ *
+ *     #include "pr.h"
+ *     #include "mlp.h"
+ *
+ * What it holds, section by section:
+ *   every task    xcalloc(), shuffle(), split(), checksum_of(), max_rel_diff(),
+ *                 print_loss_curves(), check_same_training()
+ *   MPI tasks     quiet_barrier(), time_on_rank0(), spread_over_ranks(),
+ *                 check_replicas_identical()
+ *   the MLP       D, LEARNING_RATE, layout_t, make_layout(), dataset_t,
+ *   (not task 7)  make_dataset(), mlp_init(), mlp_forward()
+ *   the GAN       net_t, make_net(), net_init(), net_forward(), sigmoid(),
+ *   (task 7)      softplus(), the ring data set, make_noise(), gan_t,
+ *                 input_gradient_check(), coverage()
+ *   the GPUs      CHECK(), NCCL's communicator (HAVE_NCCL), pick_gpu(),
+ *   (task 6)      replica_t; mlp_forward() and mlp_backward() run on the GPU too
+ *   the MLP's     mlp_backward() (in two halves, one per layer), serial_step(),
+ *   backward      train_serial(): the last section, because it is task 1's
+ *   pass          answer (see below)
+ *
+ * A task that needs a section differently says so before the #include: task
+ * 7 defines MLP_GAN (its two networks and its data instead of the MLP), and
+ * task 1 defines MLP_OWN_BACKWARD: task 1 asks you to write mlp_backward()
+ * yourself, so this file then leaves out its last section.  Working on task 1,
+ * stop reading at the line that says "Task 1's answer".
+ *
+ * Every function is static inline: a task that does not call one gets no
+ * warning about it.  Task 6 is CUDA C++, so the code it uses casts what
+ * xcalloc() returns and initialises structs field by field.
+ */
+#ifndef PARALLEL_ROOMS_MLP_H
+#define PARALLEL_ROOMS_MLP_H
+
+#include "pr.h"
+
+/* Task 6 runs the MLP's forward and backward passes on the GPU too: compiled
+ * as CUDA (by nvcc, or by the simulator) they are __host__ __device__. */
+#if defined(__CUDACC__) || defined(CUDA_SIM)
+#define MLP_HOST_DEVICE __host__ __device__
+#else
+#define MLP_HOST_DEVICE
+#endif
+
+/* ------------------------------------------------------------------------- */
+/* For every task                                                            */
+/* ------------------------------------------------------------------------- */
+
+/* calloc() that never returns NULL: running out of memory ends the program (in
+ * an MPI task every rank, with MPI_Abort).  A count of 0 still gives a pointer
+ * that free() takes: a rank's shard may be empty. */
+static inline void *xcalloc(size_t count, size_t each)
+{
+    void *p = calloc(count ? count : 1, each);
+    if (!p) {
+        fprintf(stderr, "out of memory\n");
+#ifdef PR_MPI
+        MPI_Abort(MPI_COMM_WORLD, 1);
+#endif
+        exit(1);
+    }
+    return p;
+}
+
+/* A fresh random order of [0, n) for each epoch (Fisher-Yates), from the seed
+ * and the epoch: the same on every rank, as PyTorch's DistributedSampler makes
+ * it with set_epoch(). */
+static inline void shuffle(long *perm, long n, uint64_t seed, int epoch)
+{
+    pr_rng rng = pr_rng_seed(seed, 1000 + (uint64_t)epoch);
+    for (long i = 0; i < n; i++)
+        perm[i] = i;
+    for (long i = n - 1; i > 0; i--) {
+        long j = (long)pr_rng_range(&rng, 0, i);
+        long t = perm[i];
+        perm[i] = perm[j];
+        perm[j] = t;
+    }
+}
+
+/* sum_i (i+1) p[i]: one number that changes when any parameter does. */
+static inline double checksum_of(const double *p, long count)
+{
+    double sum = 0.0;
+    for (long i = 0; i < count; i++)
+        sum += (double)(i + 1) * p[i];
+    return sum;
+}
+
+/* The largest |a[i] - b[i]| / max(1, |b[i]|): 0 when a equals b, infinite
+ * when a holds a NaN. */
+static inline double max_rel_diff(const double *a, const double *b, long count)
+{
+    double worst = 0.0;
+    for (long i = 0; i < count; i++) {
+        double scale = fabs(b[i]) > 1.0 ? fabs(b[i]) : 1.0;
+        double d = fabs(a[i] - b[i]) / scale;
+        if (d > worst || isnan(d))
+            worst = isnan(d) ? INFINITY : d;
+    }
+    return worst;
+}
+
+/* Splits `count` things (samples, numbers) into `parts` contiguous pieces
+ * whose sizes differ by at most one, the first count % parts pieces one larger
+ * (room 03's uneven split): piece number `part` is things lo..hi-1. */
+static inline void split(long count, int parts, int part, long *lo, long *hi)
+{
+    long base = count / parts, extra = count % parts;
+    *lo = part * base + (part < extra ? part : extra);
+    *hi = *lo + base + (part < extra ? 1 : 0);
+}
+
+/* Two runs' loss curves side by side, about ten epochs of them (rank 0). */
+static inline void print_loss_curves(const char *left, const double *a, const char *right,
+                                     const double *b, int epochs)
+{
+    if (pr_rank() != 0)
+        return;
+    printf("  %7s %18s %18s\n", "epoch", left, right);
+    int every = epochs >= 10 ? epochs / 10 : 1;
+    for (int e = 0; e < epochs; e++)
+        if ((e + 1) % every == 0 || e == 0)
+            printf("  %7d %18.12f %18.12f\n", e + 1, a[e], b[e]);
+}
+
+/* Checks that a run trained the same model as the reference run `ref` (the
+ * serial one, as a rule): every epoch's loss and every final parameter equal
+ * to 1e-9 relative.  Not exactly: the parallel run adds up the same numbers in
+ * another order (about 1e-16 apart in practice).  Rank 0 prints the largest
+ * differences and checks the final loss, a checksum of the parameters and all
+ * of them; it returns 1 when they agree (the other ranks, which may not hold
+ * the reference, return 0). */
+static inline int check_same_training(const char *way, const char *ref, const double *params,
+                                      const double *loss, const double *ref_params,
+                                      const double *ref_loss, long count, int epochs)
+{
+    if (pr_rank() != 0)
+        return 0;
+    const double tol = 1e-9;
+    double worst_loss = max_rel_diff(loss, ref_loss, epochs);
+    double worst_param = max_rel_diff(params, ref_params, count);
+    int matches = worst_loss <= tol && worst_param <= tol;
+    printf("  largest difference from the %s run: losses %.3g, parameters %.3g (allowed %g)\n", ref,
+           worst_loss, worst_param, tol);
+    char what[80];
+    snprintf(what, sizeof what, "final loss (%s vs %s)", way, ref);
+    pr_check_double(what, loss[epochs - 1], ref_loss[epochs - 1], tol);
+    snprintf(what, sizeof what, "checksum (%s vs %s)", way, ref);
+    pr_check_double(what, checksum_of(params, count), checksum_of(ref_params, count), tol);
+    pr_check_int("every loss, parameter equal", matches, 1);
+    return matches;
+}
+
+/* ------------------------------------------------------------------------- */
+/* MPI tasks (#define PR_MPI)                                                */
+/* ------------------------------------------------------------------------- */
+#ifdef PR_MPI
+
+/* A barrier that waits without spinning (room 03): a rank that waits here
+ * sleeps, and leaves its core to a rank that still works. */
+static inline void quiet_barrier(void)
+{
+    MPI_Request req;
+    int done = 0;
+    MPI_Ibarrier(MPI_COMM_WORLD, &req);
+    for (;;) {
+        MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+        if (done)
+            break;
+        struct timespec ts = { 0, 200000 }; /* 0.2 ms */
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* Runs fn(ctx) on rank 0 alone and returns the seconds it took there (0 on the
+ * other ranks, which sleep in quiet_barrier() meanwhile, so that the serial
+ * run is timed on a core of its own). */
+static inline double time_on_rank0(void (*fn)(void *), void *ctx)
+{
+    double seconds = 0.0;
+    if (pr_rank() == 0) {
+        double start = pr_now();
+        fn(ctx);
+        seconds = pr_now() - start;
+    }
+    quiet_barrier();
+    return seconds;
+}
+
+/* How far x differs over the ranks, relative to its largest value: 0 when every
+ * rank holds the same x (a checksum: identical replicas).  *highest and *lowest
+ * get the largest and the smallest x. */
+static inline double spread_over_ranks(double x, double *highest, double *lowest)
+{
+    MPI_Allreduce(&x, highest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(&x, lowest, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+    return (*highest - *lowest) / (fabs(*highest) > 1.0 ? fabs(*highest) : 1.0);
+}
+
+/* Checks that every rank holds the same replica: the spread over the ranks of
+ * its checksum must be 0 (to 1e-12, relative).  Call it on every rank; rank 0
+ * prints the largest and the smallest checksum and the check `what`.  Returns 1
+ * on every rank when the replicas are identical. */
+static inline int check_replicas_identical(const char *what, double checksum)
+{
+    double highest, lowest;
+    double spread = spread_over_ranks(checksum, &highest, &lowest);
+    if (pr_rank() == 0) {
+        printf("  checksum of the parameters: max %.17g, min %.17g over the ranks\n", highest,
+               lowest);
+        pr_check_double(what, spread, 0.0, 1e-12);
+    }
+    return spread <= 1e-12;
+}
+
+#endif /* PR_MPI */
+
+/* ------------------------------------------------------------------------- */
+/* The MLP of task 1, and its data set (every task but task 7)               */
+/* ------------------------------------------------------------------------- */
+#ifndef MLP_GAN
+
+#define D 2 /* inputs per sample */
+#ifndef LEARNING_RATE
+#define LEARNING_RATE 0.1 /* the SGD step size (for wider MLPs: see make_layout) */
+#endif
+
+/* The MLP's parameters live in one flat array, so that copying, summing and
+ * sending all of them is one loop or one call:
+ *
+ *     [ W1 (H x D, row j = hidden unit j) | b1 (H) | W2 (H) | b2 (1) ]
+ *
+ * W1[j][k] is p[j * D + k]; the others start at the offsets below.  A
+ * gradient has the same layout. */
+typedef struct {
+    int hidden; /* H */
+    long b1, w2, b2;
+    long count; /* H*D + H + H + 1 numbers in all */
+    double lr;  /* the MLP's SGD step size */
+} layout_t;
+
+static inline layout_t make_layout(int hidden)
+{
+    layout_t L;
+    L.hidden = hidden;
+    L.b1 = (long)hidden * D;
+    L.w2 = L.b1 + hidden;
+    L.b2 = L.w2 + hidden;
+    L.count = L.b2 + 1;
+    /* A step moves yhat by about lr * H * dout through the H output weights,
+     * so wider layers need smaller steps, or training diverges. */
+    L.lr = hidden <= 12 ? LEARNING_RATE : LEARNING_RATE * 12.0 / hidden;
+    return L;
+}
+
+typedef struct {
+    long n;
+    double *x; /* n x D, row-major */
+    double *y; /* n */
+} dataset_t;
+
+/* The function the models try to learn. */
+static inline double target_fn(const double *x)
+{
+    return sin(2.0 * x[0]) + 0.5 * x[0] * x[1];
+}
+
+/* n samples made from the seed (nothing is downloaded): inputs uniform in
+ * [-1.5, 1.5]^2, targets target_fn plus a little noise.  Every rank makes the
+ * same whole data set. */
+static inline dataset_t make_dataset(long n, uint64_t seed)
+{
+    dataset_t data = { n, (double *)xcalloc((size_t)n * D, sizeof(double)),
+                       (double *)xcalloc((size_t)n, sizeof(double)) };
+    pr_rng rng = pr_rng_seed(seed, 1);
+    for (long i = 0; i < n; i++) {
+        double *x = data.x + i * D;
+        for (int k = 0; k < D; k++)
+            x[k] = pr_rng_double(&rng, -1.5, 1.5);
+        data.y[i] = target_fn(x) + 0.05 * pr_rng_double(&rng, -1.0, 1.0);
+    }
+    return data;
+}
+
+/* Small random weights (biases 0), from the seed: tanh units start in their
+ * steep middle, and different units start different.  Every rank makes the
+ * same initial model. */
+static inline void mlp_init(double *p, const layout_t *L, uint64_t seed)
+{
+    pr_rng rng = pr_rng_seed(seed, 2);
+    memset(p, 0, (size_t)L->count * sizeof *p);
+    for (long i = 0; i < L->b1; i++)
+        p[i] = pr_rng_double(&rng, -1.0, 1.0);
+    for (int j = 0; j < L->hidden; j++)
+        p[L->w2 + j] = pr_rng_double(&rng, -1.0, 1.0) / sqrt((double)L->hidden);
+}
+
+/* Forward pass for one sample: returns yhat and keeps the hidden activations
+ * h[0..H-1], which the backward pass needs. */
+static inline MLP_HOST_DEVICE double mlp_forward(const double *p, const layout_t *L,
+                                                 const double *x, double *h)
+{
+    double out = p[L->b2];
+    for (int j = 0; j < L->hidden; j++) {
+        double z = p[L->b1 + j];
+        for (int k = 0; k < D; k++)
+            z += p[j * D + k] * x[k];
+        h[j] = tanh(z);
+        out += p[L->w2 + j] * h[j];
+    }
+    return out;
+}
+
+#endif /* !MLP_GAN */
+
+/* ------------------------------------------------------------------------- */
+/* The GAN of task 7 (#define MLP_GAN): two networks, a ring of points        */
+/* ------------------------------------------------------------------------- */
+#ifdef MLP_GAN
+
+#define MODES 8                   /* clusters on the ring */
+#define RADIUS 2.0                /* of the ring */
+#define SPREAD 0.1                /* standard deviation of each cluster */
+#define PI 3.14159265358979323846 /* M_PI is not in C11 */
+
+/* A one-hidden-layer tanh MLP with `in` inputs and `out` outputs (task 1's
+ * MLP, for any number of them), its parameters in one flat array:
+ *     [ W1 (hidden x in) | b1 (hidden) | W2 (out x hidden) | b2 (out) ]
+ * W1[j][k] is p[j * in + k], W2[o][j] is p[w2 + o * hidden + j]. */
+typedef struct {
+    int in, hidden, out;
+    long b1, w2, b2, count;
+} net_t;
+
+static inline net_t make_net(int in, int hidden, int out)
+{
+    net_t N = { in, hidden, out, 0, 0, 0, 0 };
+    N.b1 = (long)hidden * in;
+    N.w2 = N.b1 + hidden;
+    N.b2 = N.w2 + (long)out * hidden;
+    N.count = N.b2 + out;
+    return N;
+}
+
+/* Small random weights (biases 0) from the seed; `stream` tells the networks
+ * apart.  The same on every rank. */
+static inline void net_init(double *p, const net_t *N, uint64_t seed, uint64_t stream)
+{
+    pr_rng rng = pr_rng_seed(seed, stream);
+    memset(p, 0, (size_t)N->count * sizeof *p);
+    for (long i = 0; i < N->b1; i++)
+        p[i] = pr_rng_double(&rng, -1.0, 1.0);
+    for (long i = N->w2; i < N->b2; i++)
+        p[i] = pr_rng_double(&rng, -1.0, 1.0) / sqrt((double)N->hidden);
+}
+
+/* Forward: y[0..out-1] from x[0..in-1]; keeps the activations h[0..hidden-1]. */
+static inline void net_forward(const double *p, const net_t *N, const double *x, double *h,
+                               double *y)
+{
+    for (int j = 0; j < N->hidden; j++) {
+        double z = p[N->b1 + j];
+        for (int k = 0; k < N->in; k++)
+            z += p[j * N->in + k] * x[k];
+        h[j] = tanh(z);
+    }
+    for (int o = 0; o < N->out; o++) {
+        y[o] = p[N->b2 + o];
+        for (int j = 0; j < N->hidden; j++)
+            y[o] += p[N->w2 + o * N->hidden + j] * h[j];
+    }
+}
+
+static inline double sigmoid(double t)
+{
+    return 1.0 / (1.0 + exp(-t));
+}
+
+/* log(1 + e^t), without overflow for large t. */
+static inline double softplus(double t)
+{
+    return t > 0 ? t + log1p(exp(-t)) : log1p(exp(t));
+}
+
+/* A standard normal number (Box-Muller), from the generator. */
+static inline double normal(pr_rng *rng)
+{
+    double u = pr_rng_double(rng, 1e-12, 1.0), v = pr_rng_double(rng, 0.0, 1.0);
+    return sqrt(-2.0 * log(u)) * cos(2.0 * PI * v);
+}
+
+typedef struct {
+    long n;
+    double *x; /* n x 2 real points */
+} dataset_t;
+
+/* The real data: n points on a ring of MODES small clusters, from the seed. */
+static inline dataset_t make_dataset(long n, uint64_t seed)
+{
+    dataset_t data = { n, (double *)xcalloc(2 * (size_t)n, sizeof(double)) };
+    pr_rng rng = pr_rng_seed(seed, 1);
+    for (long i = 0; i < n; i++) {
+        double angle = 2.0 * PI * (double)pr_rng_range(&rng, 0, MODES - 1) / MODES;
+        data.x[2 * i] = RADIUS * cos(angle) + SPREAD * normal(&rng);
+        data.x[2 * i + 1] = RADIUS * sin(angle) + SPREAD * normal(&rng);
+    }
+    return data;
+}
+
+/* The noise of one minibatch, 2 numbers per position, made from the seed, the
+ * step and the half (D or G), the same on every rank. */
+static inline void make_noise(double *z, long batch, uint64_t seed, long step, int half)
+{
+    pr_rng rng = pr_rng_seed(seed, 100000 + 2 * (uint64_t)step + (uint64_t)half);
+    for (long i = 0; i < 2 * batch; i++)
+        z[i] = normal(&rng);
+}
+
+/* How many of the MODES clusters the generator's points (parameters g) land
+ * near (within 3 SPREAD), and what share of its points land near any cluster. */
+static inline void coverage(const double *g, int hidden, uint64_t seed, int *modes_hit,
+                            double *share)
+{
+    net_t G = make_net(2, hidden, 2);
+    double *h = (double *)xcalloc((size_t)hidden, sizeof(double));
+    int hits[MODES] = { 0 };
+    long near = 0, samples = 2000;
+    pr_rng rng = pr_rng_seed(seed, 9);
+    for (long i = 0; i < samples; i++) {
+        double z[2] = { normal(&rng), normal(&rng) }, x[2];
+        net_forward(g, &G, z, h, x);
+        for (int c = 0; c < MODES; c++) {
+            double angle = 2.0 * PI * c / MODES;
+            double dx = x[0] - RADIUS * cos(angle), dy = x[1] - RADIUS * sin(angle);
+            if (dx * dx + dy * dy < 9.0 * SPREAD * SPREAD) {
+                hits[c]++;
+                near++;
+            }
+        }
+    }
+    *modes_hit = 0;
+    for (int c = 0; c < MODES; c++)
+        *modes_hit += hits[c] >= samples / (10 * MODES); /* at least a tenth of its share */
+    *share = (double)near / (double)samples;
+    free(h);
+}
+
+/* Both networks, their gradients and scratch space, on one rank: the GAN's
+ * state while it trains.  gan_alloc() makes it for minibatches of up to
+ * `batch` positions, on the parameters in params (G's, then D's: G.count +
+ * D.count numbers); gan_free() frees what gan_alloc() allocated. */
+typedef struct {
+    net_t G, D;
+    double *g, *d;             /* the parameters */
+    double *g_local, *d_local; /* gradient sums over this rank's shard, + the loss sum */
+    double *g_mean, *d_mean;   /* the same over all ranks, divided by the batch */
+    double *d_scratch;         /* D's parameter gradient in the G step (not used) */
+    double *hg, *hd;           /* hidden activations of G and of D */
+    long *pos;                 /* this rank's positions in the minibatch */
+} gan_t;
+
+static inline gan_t gan_alloc(int hidden, long batch, double *params)
+{
+    gan_t m = { .G = make_net(2, hidden, 2), .D = make_net(2, hidden, 1) };
+    m.g = params;
+    m.d = params + m.G.count;
+    m.g_local = xcalloc((size_t)m.G.count + 1, sizeof(double));
+    m.g_mean = xcalloc((size_t)m.G.count + 1, sizeof(double));
+    m.d_local = xcalloc((size_t)m.D.count + 1, sizeof(double));
+    m.d_mean = xcalloc((size_t)m.D.count + 1, sizeof(double));
+    m.d_scratch = xcalloc((size_t)m.D.count, sizeof(double));
+    m.hg = xcalloc((size_t)hidden, sizeof(double));
+    m.hd = xcalloc((size_t)hidden, sizeof(double));
+    m.pos = xcalloc((size_t)batch, sizeof(long));
+    return m;
+}
+
+static inline void gan_free(gan_t *m)
+{
+    free(m->g_local), free(m->g_mean), free(m->d_local), free(m->d_mean), free(m->d_scratch);
+    free(m->hg), free(m->hd), free(m->pos);
+}
+
+/* The backward pass of a net_t, the one task 7 writes (its TODO 1 is in it):
+ * ADDS one sample's gradient to grad[] and, when dx is not NULL, sets dx to the
+ * gradient with respect to the network's input. */
+typedef void (*net_backward_fn)(const double *p, const net_t *N, const double *x, const double *h,
+                                const double *dy, double *grad, double *dx);
+
+/* Checks a backward pass's input gradient: D's, at a few points near the ring,
+ * against central differences of D's logit (rank 0 prints the first point's).
+ * Returns the largest difference. */
+static inline double input_gradient_check(int hidden, uint64_t seed, net_backward_fn backward)
+{
+    net_t D = make_net(2, hidden, 1);
+    double *p = xcalloc((size_t)D.count, sizeof(double));
+    double *grad = xcalloc((size_t)D.count, sizeof(double));
+    double *h = xcalloc((size_t)hidden, sizeof(double));
+    net_init(p, &D, seed, 3);
+    pr_rng rng = pr_rng_seed(seed, 7);
+    const double eps = 1e-5;
+    double worst = 0.0, one = 1.0;
+    if (pr_rank() == 0)
+        printf("  D's input gradient (central differences, eps 1e-5):\n");
+    for (int t = 0; t < 5; t++) {
+        double x[2] = { pr_rng_double(&rng, -2.5, 2.5), pr_rng_double(&rng, -2.5, 2.5) }, dx[2];
+        double logit, up, down;
+        net_forward(p, &D, x, h, &logit);
+        backward(p, &D, x, h, &one, grad, dx);
+        for (int k = 0; k < 2; k++) {
+            double keep = x[k];
+            x[k] = keep + eps;
+            net_forward(p, &D, x, h, &up);
+            x[k] = keep - eps;
+            net_forward(p, &D, x, h, &down);
+            x[k] = keep;
+            double numeric = (up - down) / (2.0 * eps), diff = fabs(dx[k] - numeric);
+            if (t == 0 && pr_rank() == 0)
+                printf("    dD/dx[%d] at (%.3f, %.3f): backward %13.9f   finite difference"
+                       " %13.9f\n", k, x[0], x[1], dx[k], numeric);
+            if (diff > worst || isnan(diff))
+                worst = isnan(diff) ? INFINITY : diff;
+        }
+    }
+    free(p), free(grad), free(h);
+    return worst;
+}
+
+#endif /* MLP_GAN */
+
+/* ------------------------------------------------------------------------- */
+/* The GPU task (task 6: CUDA and MPI, built by nvcc or by the simulator)     */
+/* ------------------------------------------------------------------------- */
+#if defined(PR_MPI) && (defined(__CUDACC__) || defined(CUDA_SIM))
+
+#include <cuda_runtime.h>
+
+/* Every CUDA call returns an error code: CHECK(call) stops every rank, with
+ * the file, the line and the call, when it is not cudaSuccess. */
+#define CHECK(call)                                                                  \
+    do {                                                                             \
+        cudaError_t e_ = (call);                                                     \
+        if (e_ != cudaSuccess) {                                                     \
+            fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,     \
+                    cudaGetErrorString(e_));                                         \
+            MPI_Abort(MPI_COMM_WORLD, 1);                                            \
+        }                                                                            \
+    } while (0)
+
+/* NCCL where it is installed and this is a real GPU build: then HAVE_NCCL is
+ * defined, NCCL_CHECK(call) does for NCCL what CHECK does for CUDA, and
+ * nccl_start() and nccl_stop() make and end NCCL's communicator. */
+#if !defined(CUDA_SIM) && defined(__has_include)
+#if __has_include(<nccl.h>)
+#include <nccl.h>
+#define HAVE_NCCL 1
+#define NCCL_CHECK(call)                                                             \
+    do {                                                                             \
+        ncclResult_t r_ = (call);                                                    \
+        if (r_ != ncclSuccess) {                                                     \
+            fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,     \
+                    ncclGetErrorString(r_));                                         \
+            MPI_Abort(MPI_COMM_WORLD, 1);                                            \
+        }                                                                            \
+    } while (0)
+
+/* NCCL's communicator of all the ranks, made with MPI's help (rank 0 makes a
+ * unique id, MPI_Bcast hands it to every rank, and each joins with it), and a
+ * stream for NCCL's work.  nccl_start() makes both, nccl_stop() ends them. */
+static ncclComm_t nccl_comm;
+static cudaStream_t nccl_stream;
+
+static inline void nccl_start(void)
+{
+    int rank = pr_rank(), size;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    ncclUniqueId id;
+    if (rank == 0)
+        NCCL_CHECK(ncclGetUniqueId(&id));
+    MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD);
+    NCCL_CHECK(ncclCommInitRank(&nccl_comm, size, id, rank));
+    CHECK(cudaStreamCreate(&nccl_stream));
+}
+
+static inline void nccl_stop(void)
+{
+    NCCL_CHECK(ncclCommDestroy(nccl_comm));
+    CHECK(cudaStreamDestroy(nccl_stream));
+}
+#endif
+#endif
+
+/* Picks this rank's GPU, round-robin over the GPUs it sees, and returns its
+ * number; also says how many ranks share this node and how many different GPUs
+ * they use.  Device numbers cannot tell that: a scheduler that shows each rank
+ * only its own GPU makes it "device 0" in every rank.  The GPU's PCI address
+ * can, so the node's ranks compare theirs (room 05, "One GPU per rank"). */
+static inline int pick_gpu(int *ranks_on_node, int *gpus_used)
+{
+    MPI_Comm node;
+    int local_rank, seen = 0;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &local_rank);
+    MPI_Comm_size(node, ranks_on_node);
+    CHECK(cudaGetDeviceCount(&seen));
+    int device = seen > 0 ? local_rank % seen : 0;
+    CHECK(cudaSetDevice(device));
+    cudaDeviceProp prop;
+    CHECK(cudaGetDeviceProperties(&prop, device));
+    int mine[3] = { prop.pciDomainID, prop.pciBusID, prop.pciDeviceID };
+    int *all = (int *)xcalloc((size_t)*ranks_on_node, sizeof mine);
+    MPI_Allgather(mine, 3, MPI_INT, all, 3, MPI_INT, node);
+    *gpus_used = 0;
+    for (int i = 0; i < *ranks_on_node; i++) { /* count each address at its first rank */
+        int first = 1;
+        for (int j = 0; j < i && first; j++)
+            first = memcmp(all + 3 * i, all + 3 * j, sizeof mine) != 0;
+        *gpus_used += first;
+    }
+    free(all);
+    MPI_Comm_free(&node);
+    return device;
+}
+
+/* What a rank holds on its GPU, and its pinned staging buffer (the replica of
+ * task 6's DDP): replica_init() allocates it for minibatches of up to `batch`
+ * samples and copies the data set to the GPU; replica_free() frees it. */
+typedef struct {
+    layout_t L;
+    double *p, *x, *y;     /* the replica; the whole data set */
+    long *shard;           /* this step's shard (indices), batch of them at most */
+    double *G;             /* batch x (count + 1) per-sample gradients */
+    double *local, *grad;  /* count + 1: the shard's sums; the minibatch's sums */
+    double *host;          /* count + 1, pinned */
+    long *shard_host;      /* batch, pinned */
+} replica_t;
+
+static inline void replica_init(replica_t *r, const layout_t *L, const dataset_t *data, long batch)
+{
+    r->L = *L;
+    size_t width = (size_t)L->count + 1;
+    CHECK(cudaMalloc(&r->p, (size_t)L->count * sizeof(double)));
+    CHECK(cudaMalloc(&r->x, (size_t)data->n * D * sizeof(double)));
+    CHECK(cudaMalloc(&r->y, (size_t)data->n * sizeof(double)));
+    CHECK(cudaMalloc(&r->shard, (size_t)batch * sizeof(long)));
+    CHECK(cudaMalloc(&r->G, (size_t)batch * width * sizeof(double)));
+    CHECK(cudaMalloc(&r->local, width * sizeof(double)));
+    CHECK(cudaMalloc(&r->grad, width * sizeof(double)));
+    CHECK(cudaMallocHost(&r->host, width * sizeof(double)));
+    CHECK(cudaMallocHost(&r->shard_host, (size_t)batch * sizeof(long)));
+    CHECK(cudaMemcpy(r->x, data->x, (size_t)data->n * D * sizeof(double), cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(r->y, data->y, (size_t)data->n * sizeof(double), cudaMemcpyHostToDevice));
+}
+
+static inline void replica_free(replica_t *r)
+{
+    CHECK(cudaFree(r->p));
+    CHECK(cudaFree(r->x));
+    CHECK(cudaFree(r->y));
+    CHECK(cudaFree(r->shard));
+    CHECK(cudaFree(r->G));
+    CHECK(cudaFree(r->local));
+    CHECK(cudaFree(r->grad));
+    CHECK(cudaFreeHost(r->host));
+    CHECK(cudaFreeHost(r->shard_host));
+}
+
+#endif /* the GPU task */
+
+/* ------------------------------------------------------------------------- */
+/* Task 1's answer: the MLP's backward pass (task 1's TODO 1) and the serial  */
+/* baseline built on it, for tasks 2 to 8.  Working on task 1?  Stop here.    */
+/* ------------------------------------------------------------------------- */
+#if !defined(MLP_GAN) && !defined(MLP_OWN_BACKWARD)
+
+/* Backward pass for one sample, in two halves (one per layer, the last layer
+ * first, as the chain rule runs): dout is dL/dyhat for the sample; x and h are
+ * its input and the hidden activations its forward pass kept.  Each ADDS the
+ * sample's gradient to grad[] (same layout as p), so a loop over a minibatch
+ * sums them.  The output layer's half: the gradients of W2 and b2. */
+static inline MLP_HOST_DEVICE void mlp_backward_output(const layout_t *L, const double *h,
+                                                       double dout, double *grad)
+{
+    grad[L->b2] += dout;
+    for (int j = 0; j < L->hidden; j++)
+        grad[L->w2 + j] += dout * h[j];
+}
+
+/* The hidden layer's half: back through W2 and tanh, the gradients of W1, b1. */
+static inline MLP_HOST_DEVICE void mlp_backward_hidden(const double *p, const layout_t *L,
+                                                       const double *x, const double *h,
+                                                       double dout, double *grad)
+{
+    for (int j = 0; j < L->hidden; j++) {
+        double dz = dout * p[L->w2 + j] * (1.0 - h[j] * h[j]); /* back through tanh */
+        grad[L->b1 + j] += dz;
+        for (int k = 0; k < D; k++)
+            grad[j * D + k] += dz * x[k];
+    }
+}
+
+/* The whole backward pass for one sample: both halves. */
+static inline MLP_HOST_DEVICE void mlp_backward(const double *p, const layout_t *L,
+                                                const double *x, const double *h, double dout,
+                                                double *grad)
+{
+    mlp_backward_output(L, h, dout, grad);
+    mlp_backward_hidden(p, L, x, h, dout, grad);
+}
+
+/* The serial baseline's step (task 1): the gradient of the whole minibatch
+ * idx[0..batch-1], then the SGD update.  Returns the minibatch's loss.
+ * grad: room for L->count numbers; h: for H. */
+static inline double serial_step(double *p, const layout_t *L, const dataset_t *data,
+                                 const long *idx, long batch, double *grad, double *h)
+{
+    double sse = 0.0;
+    memset(grad, 0, (size_t)L->count * sizeof *grad);
+    for (long b = 0; b < batch; b++) {
+        const double *x = data->x + idx[b] * D;
+        double err = mlp_forward(p, L, x, h) - data->y[idx[b]];
+        sse += err * err;
+        mlp_backward(p, L, x, h, 2.0 * err / (double)batch, grad); /* dL/dyhat */
+    }
+    for (long i = 0; i < L->count; i++)
+        p[i] -= L->lr * grad[i];
+    return sse / (double)batch;
+}
+
+/* The serial baseline (task 1's training): `epochs` epochs from the seed's
+ * initial model, each in a fresh order, the last minibatch of an epoch maybe
+ * smaller.  Leaves the trained model in params and the mean loss of each
+ * epoch's minibatches (weighted by their sizes) in epoch_loss. */
+static inline void train_serial(const dataset_t *data, const layout_t *L, long batch, int epochs,
+                                uint64_t seed, double *params, double *epoch_loss)
+{
+    long *perm = (long *)xcalloc((size_t)data->n, sizeof(long));
+    double *grad = (double *)xcalloc((size_t)L->count, sizeof(double));
+    double *h = (double *)xcalloc((size_t)L->hidden, sizeof(double));
+    mlp_init(params, L, seed);
+    for (int epoch = 0; epoch < epochs; epoch++) {
+        shuffle(perm, data->n, seed, epoch);
+        double loss_sum = 0.0;
+        for (long start = 0; start < data->n; start += batch) {
+            long size = data->n - start < batch ? data->n - start : batch;
+            loss_sum += serial_step(params, L, data, perm + start, size, grad, h) * (double)size;
+        }
+        epoch_loss[epoch] = loss_sum / (double)data->n;
+    }
+    free(perm);
+    free(grad);
+    free(h);
+}
+
+#endif /* task 1's answer */
+
+#endif /* PARALLEL_ROOMS_MLP_H */
