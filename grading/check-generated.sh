@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # check-generated.sh -- the committed tasks equal what the generator makes of the
-# committed solutions, and every solution has its tasks.ini entry.  It reads the files
+# committed solutions, every solution has its tasks.ini entry, and no task file is
+# longer than 300 lines.  It reads the files
 # from git's HEAD commit, never the working copy, so a learner's edits cannot make it fail.
 set -u
 cd "$(dirname "$0")/.."
@@ -36,6 +37,10 @@ for sol in $(grep -E '^solutions/[0-9][0-9]_[^/]+/task[^/]*\.(c|cu)$' <<<"$commi
 done
 for task in $(grep -E '^[0-9][0-9]_[^/]+/task[^/]*\.(c|cu)$' <<<"$committed"); do
     grep -qx "solutions/$task" <<<"$committed" || { echo "check-generated: $task has no committed solution"; bad=1; }
+    # A task file holds what the learner works on and reads; shared scaffolding goes
+    # into a room header (docs/ARCHITECTURE.md, "Add a room header").
+    lines=$(git show "HEAD:$task" | wc -l)
+    [ "$lines" -le 300 ] || { echo "check-generated: $task has $lines lines, more than 300: move its scaffolding into a room header"; bad=1; }
 done
 # Every committed solution has its entry in the committed tasks.ini of its room: one
 # without is generated and committed but never graded.  The grader reads the entries

@@ -28,8 +28,11 @@ plant orphan 'cp solutions/01_threads/task1.c solutions/01_threads/task99.c &&
       "solutions/01_threads/task99.c has no entry in its room's tasks.ini"
 plant edited 'echo "/* edited */" >> 01_threads/task1.c' \
       "the committed 01_threads/task1.c differs from what its solution generates"
+plant long 'for i in $(seq 300); do echo "/* padding $i */"; done >> solutions/01_threads/task2.c &&
+           grading/bin/prgen solutions/01_threads/task2.c > 01_threads/task2.c' \
+      "01_threads/task2.c has 421 lines, more than 300"
 plant unsolved 'cp 01_threads/task1.c 01_threads/task98.c' \
       "01_threads/task98.c has no committed solution"
 
-[ $failures -eq 0 ] && echo "check-generated-negative: an orphan solution, an edited task and an unsolved task each fail check-generated"
+[ $failures -eq 0 ] && echo "check-generated-negative: an orphan solution, an edited task, a task over 300 lines and an unsolved task each fail check-generated"
 exit $((failures > 0))
