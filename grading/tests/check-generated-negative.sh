@@ -2,7 +2,8 @@
 # check-generated-negative.sh -- check-generated must fail where it should: on a clone
 # of the committed workbook, (1) a solution with no tasks.ini entry (generated and
 # committed, but never graded), (2) a committed task that differs from its generated
-# form, (3) a task with no solution.  Each is planted alone and committed.
+# form, (3) a task longer than 300 lines, (4) a task with no solution.  Each is planted
+# alone and committed.
 set -u
 cd "$(dirname "$0")/../.."
 top=$PWD
