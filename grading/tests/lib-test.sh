@@ -17,16 +17,20 @@
 #       "NAME: FAILED: nothing was checked"         status 1 (no check at all)
 #   t_abort MSG [STATUS]   t_fail MSG, t_summary, exit STATUS (default 1): set-up failed
 #
-# The cleanup runs from one EXIT trap of the script's shell (subshells, $(...) among them,
-# do not run it; one that calls t_cleanup or t_tmpdir runs its own list on its exit).  An EXIT trap the script set before (trap ... EXIT) is kept: it joins
-# the list, first in, so it runs last.  A script that sources this library sets no EXIT
-# trap of its own afterwards (that would replace the list): it calls t_cleanup instead.
-# t_abort in a subshell ends the subshell only.
+# A script that stops with a non-zero status before t_summary (set -u on an unset
+# variable, a plain exit 1) still ends with a summary line: "NAME: FAILED: stopped
+# (exit N) after P passed, K failed".  The cleanup runs from one EXIT trap of the
+# script's shell (subshells, $(...) among them, do not run it; one that calls t_cleanup
+# or t_tmpdir runs its own list on its exit).  An EXIT trap the script set before
+# sourcing this (trap ... EXIT) is kept: it joins the list, first in, so it runs last.
+# A script that sources this library sets no EXIT trap of its own afterwards (that
+# would replace the list): it calls t_cleanup instead.  t_abort in a subshell ends the
+# subshell only.
 
 T_NAME=${T_NAME:-$(basename "$0" .sh)}
 t_passed=0 t_failed=0 t_skipped=0
 t_skips=()
-_t_cleanups=() _t_shell=$BASHPID
+_t_cleanups=() _t_shell=$BASHPID _t_script=$BASHPID _t_summarized=0
 
 t_pass() {
     t_passed=$((t_passed + 1))
@@ -48,6 +52,7 @@ t_say() { echo "$T_NAME: $*"; }
 
 t_summary() {
     local name=${1:-$T_NAME} text=${2:-} total=$((t_passed + t_failed)) skips
+    _t_summarized=1
     if [ "$t_failed" -gt 0 ]; then
         echo "$name: FAILED: $t_failed of $total"
         return 1
@@ -69,26 +74,34 @@ t_abort() {
     exit "${2:-1}"
 }
 
-_t_run_cleanups() {
-    local i
+_t_on_exit() {
+    local rc=$? i
     for ((i = ${#_t_cleanups[@]} - 1; i >= 0; i--)); do
         eval "${_t_cleanups[i]}" || true
     done
+    if [ "$rc" -ne 0 ] && [ "$_t_summarized" = 0 ] && [ "$BASHPID" = "$_t_script" ]; then
+        echo "$T_NAME: FAILED: stopped (exit $rc) after $t_passed passed, $t_failed failed"
+    fi
+    return "$rc"
+}
+
+# _t_trap: the EXIT trap is _t_on_exit, and one set before becomes the list's first entry.
+# In a subshell the list starts afresh (the inherited one belongs to the script's shell).
+_t_trap() {
+    local current words
+    if [ "$BASHPID" != "$_t_shell" ]; then _t_cleanups=() _t_shell=$BASHPID; fi
+    current=$(trap -p EXIT)
+    if [ -n "$current" ] && [ "$current" != "trap -- '_t_on_exit' EXIT" ]; then
+        # trap -p prints the trap quoted for the shell: "trap -- 'COMMAND' EXIT"
+        eval "words=(${current#trap -- })"
+        _t_cleanups=("${words[0]}" "${_t_cleanups[@]}")
+    fi
+    trap _t_on_exit EXIT
 }
 
 t_cleanup() {
-    local current
-    # In a subshell: a list of its own (the inherited one belongs to the script's shell).
-    if [ "$BASHPID" != "$_t_shell" ]; then _t_cleanups=() _t_shell=$BASHPID; fi
-    current=$(trap -p EXIT)
-    if [ -n "$current" ] && [ "$current" != "trap -- '_t_run_cleanups' EXIT" ]; then
-        # trap -p prints the trap quoted for the shell: "trap -- 'COMMAND' EXIT"
-        eval "set -- ${current#trap -- } \"\$@\""
-        _t_cleanups+=("$1")
-        shift 2
-    fi
+    _t_trap
     _t_cleanups+=("$1")
-    trap _t_run_cleanups EXIT
 }
 
 t_tmpdir() {  # [PREFIX]
@@ -96,3 +109,5 @@ t_tmpdir() {  # [PREFIX]
     # (a test may leave read-only files behind: made writable first)
     t_cleanup "chmod -R u+w $(printf %q "$T_TMP") 2>/dev/null; rm -rf $(printf %q "$T_TMP")"
 }
+
+_t_trap
