@@ -144,20 +144,24 @@ if grep -qF '"<script>alert(1)&""x'"'"'<img src=x onerror=alert(2)>",' "$csv"; t
 
 # TOTAL: per task the students with PASS in that column; passed and graded summed; error rows.
 mapfile -t total < <(csv_fields TOTAL)
-for ((i = 0; i < ntasks; i++)); do
-    column_passes=$(awk -F, -v c=$((i + 2)) 'NR > 1 && $c == "PASS"' "$csv" | wc -l)
-    want=0; [[ ${task_ids[i]} == 01_* ]] && want=2
-    if [ "${total[i + 1]}" = "$column_passes" ] && [ "$column_passes" = "$want" ]; then
+if [ ${#total[@]} -ne $((ntasks + 4)) ]; then
+    t_fail "the TOTAL row has ${#total[@]} fields, expected $((ntasks + 4))"
+else
+    for ((i = 0; i < ntasks; i++)); do
+        column_passes=$(awk -F, -v c=$((i + 2)) 'NR > 1 && $c == "PASS"' "$csv" | wc -l)
+        want=0; [[ ${task_ids[i]} == 01_* ]] && want=2
+        if [ "${total[i + 1]}" = "$column_passes" ] && [ "$column_passes" = "$want" ]; then
+            t_pass
+        else
+            t_fail "TOTAL for ${task_ids[i]} is '${total[i + 1]}': $column_passes PASS in its column, expected $want"
+        fi
+    done
+    n01=$(printf '%s\n' "${task_ids[@]}" | grep -c '^01_')
+    if [ "${total[ntasks + 1]}" = $((2 * n01)) ] && [ "${total[ntasks + 2]}" = $((3 * n01)) ] && [ "${total[ntasks + 3]}" = 4 ]; then
         t_pass
     else
-        t_fail "TOTAL for ${task_ids[i]} is '${total[i + 1]}': $column_passes PASS in its column, expected $want"
+        t_fail "TOTAL passed/graded/error are ${total[*]:ntasks+1}, expected $((2 * n01)) $((3 * n01)) 4"
     fi
-done
-n01=$(printf '%s\n' "${task_ids[@]}" | grep -c '^01_')
-if [ "${total[ntasks + 1]}" = $((2 * n01)) ] && [ "${total[ntasks + 2]}" = $((3 * n01)) ] && [ "${total[ntasks + 3]}" = 4 ]; then
-    t_pass
-else
-    t_fail "TOTAL passed/graded/error are ${total[*]:ntasks+1}, expected $((2 * n01)) $((3 * n01)) 4"
 fi
 
 # ---- the HTML ----------------------------------------------------------------------------
