@@ -12,6 +12,8 @@ cd "$(dirname "$0")/../.." || exit 2
 . grading/lib.sh  # is_openmpi
 . grading/tests/lib-test.sh
 GRADE=grading/bin/grade
+# shellcheck disable=SC2001  # one sed for every character a regex treats specially
+here=$(sed 's/[][\.*^$+?(){}|]/\\&/g' <<<"$PWD")  # this checkout's path, as a regex (pgrep -f)
 work=build/hostile
 rm -rf "$work"
 mkdir -p "$work/01_threads"
@@ -53,8 +55,10 @@ grade_hostile() {
     # The grader's own memory stays bounded (it keeps at most 1 MiB of output per run).
     local rss; rss=$(grep -oE '"max_rss_kib": [0-9]+' "$work/$name.json" | grep -oE '[0-9]+$')
     if [ -z "$rss" ] || [ "$rss" -gt 65536 ]; then t_fail "$name: grader peak memory ${rss:-unknown} KiB"; else t_pass; fi
-    # the hostile programs' own paths (mpiexec's command line names the program too)
-    local leftovers='sleep 3127|/build/bin/task/01_threads/task1|/build/bin/task/04_cuda/task1|mpi-smoke/build/bin/task/'
+    # the hostile programs' own paths in this checkout, not another one's on the same
+    # machine (mpiexec's command line names the program too; the grader runs it by its
+    # full path)
+    local leftovers="sleep 3127|$here/build/bin/task/01_threads/task1|$here/build/bin/task/04_cuda/task1|$here/grading/tests/mpi-smoke/build/bin/task/"
     if pgrep -f "$leftovers" >/dev/null; then
         t_fail "$name: left a process running: $(pgrep -af "$leftovers")"
         pkill -9 -f "$leftovers"
