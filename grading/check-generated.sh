@@ -4,7 +4,7 @@
 # longer than 300 lines.  It reads the files
 # from git's HEAD commit, never the working copy, so a learner's edits cannot make it fail.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 if ! git rev-parse --verify -q HEAD >/dev/null 2>&1; then
     echo "check-generated: SKIP: not a git checkout with a commit, so the committed tasks cannot be told apart from edited ones"
     exit 0
@@ -13,7 +13,10 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 bad=0 count=0
 committed=$(git ls-tree -r --name-only HEAD)
-for sol in $(grep -E '^solutions/[0-9][0-9]_[^/]+/task[^/]*\.(c|cu)$' <<<"$committed"); do
+mapfile -t solutions < <(grep -E '^solutions/[0-9][0-9]_[^/]+/task[^/]*\.(c|cu)$' <<<"$committed")
+mapfile -t tasks < <(grep -E '^[0-9][0-9]_[^/]+/task[^/]*\.(c|cu)$' <<<"$committed")
+mapfile -t inis < <(grep -E '^[0-9][0-9]_[^/]+/tasks\.ini$' <<<"$committed")
+for sol in "${solutions[@]}"; do
     task=${sol#solutions/}
     count=$((count + 1))
     git show "HEAD:$sol" > "$tmp/solution"
@@ -35,7 +38,7 @@ for sol in $(grep -E '^solutions/[0-9][0-9]_[^/]+/task[^/]*\.(c|cu)$' <<<"$commi
         echo "check-generated: note: $sol has uncommitted changes (run make generate, then commit both)"
     fi
 done
-for task in $(grep -E '^[0-9][0-9]_[^/]+/task[^/]*\.(c|cu)$' <<<"$committed"); do
+for task in "${tasks[@]}"; do
     grep -qx "solutions/$task" <<<"$committed" || { echo "check-generated: $task has no committed solution"; bad=1; }
     # A task file holds what the learner works on and reads; shared scaffolding goes
     # into a room header (docs/ARCHITECTURE.md, "Add a room header").
@@ -46,14 +49,14 @@ done
 # without is generated and committed but never graded.  The grader reads the entries
 # (grade --describe), from the committed tasks.ini files only.
 mkdir -p "$tmp/root"
-for ini in $(grep -E '^[0-9][0-9]_[^/]+/tasks\.ini$' <<<"$committed"); do
+for ini in "${inis[@]}"; do
     mkdir -p "$tmp/root/${ini%/tasks.ini}"
     git show "HEAD:$ini" > "$tmp/root/$ini"
 done
 if ! grading/bin/grade --root "$tmp/root" --describe > "$tmp/describe" 2> "$tmp/err"; then
     echo "check-generated: the committed tasks.ini files do not load: $(cat "$tmp/err")"; bad=1
 else
-    for sol in $(grep -E '^solutions/[0-9][0-9]_[^/]+/task[^/]*\.(c|cu)$' <<<"$committed"); do
+    for sol in "${solutions[@]}"; do
         cut -f3 "$tmp/describe" | grep -qx "$sol" ||
             { echo "check-generated: $sol has no entry in its room's tasks.ini, so it is never graded"; bad=1; }
     done

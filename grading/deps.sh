@@ -9,7 +9,6 @@
 set -u
 action=${1:-check}
 job=${2:-all}
-here=$(cd "$(dirname "$0")" && pwd)
 CC=${CC:-cc}
 
 missing_pkgs=()   # Debian package names
@@ -25,7 +24,7 @@ want() { optional_pkgs+=("$1"); optional_what+=("$2"); }
 can_link() {  # header lib
     local tmp; tmp=$(mktemp -d)
     printf '#include <%s>\nint main(void){return 0;}\n' "$1" > "$tmp/t.c"
-    "$CC" "$tmp/t.c" -o "$tmp/t" $2 >/dev/null 2>&1
+    "$CC" "$tmp/t.c" -o "$tmp/t" "$2" >/dev/null 2>&1
     local rc=$?
     rm -rf "$tmp"
     return $rc
@@ -56,6 +55,7 @@ check_test() {
     command -v zip >/dev/null 2>&1 || need zip "zip (the class-grading test makes a .zip submission)"
     # The maintainers' checks grade the MPI rooms too: a SKIP there would check nothing.
     { command -v mpicc && command -v mpiexec; } >/dev/null 2>&1 || need "mpich libmpich-dev" "MPI (MPICH: mpicc, mpiexec) for the MPI rooms"
+    command -v shellcheck >/dev/null 2>&1 || need shellcheck "shellcheck (make check-shell lints the workbook's scripts)"
 }
 
 check_class() {
@@ -81,7 +81,7 @@ esac
 # Fedora's names for the Debian packages named here.
 fedora() {
     echo "$1" | sed -e 's/libjansson-dev/jansson-devel/; s/libinih-dev/inih-devel/; s/libcunit1-dev/CUnit-devel/;
-        s/libmpich-dev/mpich-devel/; s/libgomp1/libgomp/; s/gnuplot-nox/gnuplot/'
+        s/libmpich-dev/mpich-devel/; s/libgomp1/libgomp/; s/gnuplot-nox/gnuplot/; s/shellcheck/ShellCheck/'
 }
 
 if [ "$action" != check ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
@@ -89,11 +89,12 @@ if [ "$action" != check ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null
     [ ${#all[@]} -eq 0 ] && { [ "$action" = install ] && echo "deps: everything is installed"; exit 0; }
     echo "deps: missing:"
     for w in "${missing_what[@]}" "${optional_what[@]}"; do echo "  - $w"; done
-    pkgs="${all[*]}"
-    echo "deps: installing with apt-get: $pkgs"
+    # (an entry may name two packages: "mpich libmpich-dev")
+    read -r -a apt_pkgs <<<"${all[*]}"
+    echo "deps: installing with apt-get: ${apt_pkgs[*]}"
     export DEBIAN_FRONTEND=noninteractive
-    if ! apt-get install -y -q $pkgs; then
-        apt-get update -q && apt-get install -y -q $pkgs || { echo "deps: apt-get failed" >&2; exit 1; }
+    if ! apt-get install -y -q "${apt_pkgs[@]}"; then
+        { apt-get update -q && apt-get install -y -q "${apt_pkgs[@]}"; } || { echo "deps: apt-get failed" >&2; exit 1; }
     fi
     exit 0
 fi

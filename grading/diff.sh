@@ -2,7 +2,7 @@
 # diff.sh TASK -- your changes to a task, against its untouched form (generated
 # afresh from the solution's markers: never the solution itself).
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 . grading/lib.sh
 task=$(resolve_task "${1:-}") || exit 2
 if [ ! -e "$task" ]; then

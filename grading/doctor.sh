@@ -10,6 +10,8 @@ mpi_defaults  # MPICC, and the MPICXX and MPIEXEC beside it
 
 row() { printf '  %-22s %s\n' "$1" "$2"; }
 first() { head -n1 | cut -c1-90; }
+# The arguments that name a file (a glob that matched nothing stays as written: left out).
+existing() { local f; for f in "$@"; do if [ -e "$f" ] || [ -L "$f" ]; then printf '%s\n' "$f"; fi; done; }
 probe_c() {  # flags... : compiles stdin-less test program from $src
     local tmp; tmp=$(mktemp -d)
     printf '%s\n' "$1" > "$tmp/t.c"; shift
@@ -35,12 +37,12 @@ else
     row "CC=$CC" "MISSING (make deps)"; problems=1
 fi
 for lib in "jansson.h -ljansson jansson (reports)" "ini.h -linih inih (metadata)" "CUnit/Basic.h -lcunit CUnit (make test)"; do
-    set -- $lib
-    if probe_c "#include <$1>
-int main(void){return 0;}" "$2"; then row "$3" "yes"; else row "$3" "MISSING (make deps)"; problems=1; fi
+    read -r header flag name _ <<<"$lib"
+    if probe_c "#include <$header>
+int main(void){return 0;}" "$flag"; then row "$name" "yes"; else row "$name" "MISSING (make deps)"; problems=1; fi
 done
 if command -v clang >/dev/null 2>&1; then row "clang" "$(clang --version | first)"; else row "clang" "not installed (optional: OpenMP race checks)"; fi
-archer=$(ls /usr/lib/llvm-*/lib/libarcher.so 2>/dev/null | tail -n1)
+archer=$(existing /usr/lib/llvm-*/lib/libarcher.so | tail -n1)
 row "Archer (OpenMP TSan)" "${archer:-not found (optional: libomp-dev)}"
 if command -v valgrind >/dev/null 2>&1; then row "valgrind" "$(valgrind --version)"; else row "valgrind" "not installed (optional)"; fi
 
@@ -87,12 +89,13 @@ echo "CUDA (rooms 04, 05, 06)"
 if command -v "$NVCC" >/dev/null 2>&1; then
     row "nvcc" "$("$NVCC" --version | grep -i release | sed 's/.*release/release/')"
 else
-    cuda_nvcc=$(ls /usr/local/cuda*/bin/nvcc 2>/dev/null | head -n1)
+    cuda_nvcc=$(existing /usr/local/cuda*/bin/nvcc | head -n1)
     row "nvcc" "not on PATH${cuda_nvcc:+ (found $cuda_nvcc: export PATH=$(dirname "$cuda_nvcc"):\$PATH)}"
 fi
 cuda_root=$(dirname "$(dirname "$(command -v "$NVCC" 2>/dev/null || echo /usr/local/cuda/bin/nvcc)")")
 for lib in cublas nccl; do
-    if ls "$cuda_root"/lib64/lib$lib.so* "$cuda_root"/lib/lib$lib.so* "$cuda_root"/targets/*/lib/lib$lib.so* /usr/lib/x86_64-linux-gnu/lib$lib.so* 2>/dev/null | grep -q .; then
+    if [ -n "$(existing "$cuda_root"/lib64/lib"$lib".so* "$cuda_root"/lib/lib"$lib".so* "$cuda_root"/targets/*/lib/lib"$lib".so* \
+                /usr/lib/x86_64-linux-gnu/lib"$lib".so*)" ]; then
         row "$lib" "yes"
     else
         row "$lib" "not found"

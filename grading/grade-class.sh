@@ -18,7 +18,7 @@
 # Not a security sandbox: a submission's programs run as the user running this.
 # Grade a class as an unprivileged user, in a container or VM (README).
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 root=$PWD
 . grading/lib.sh
 
@@ -29,14 +29,16 @@ subs=${1:-}
 subs=$(cd "$subs" && pwd)
 cores=$(nproc 2>/dev/null || echo 1)
 jobs=${JOBS:-$(( cores / 2 > 0 ? cores / 2 : 1 ))}
-[[ "$jobs" =~ ^[1-9][0-9]*$ ]] && [ "$jobs" -le 64 ] || die "JOBS=$jobs: a number of students graded at once, from 1 to 64"
+{ [[ "$jobs" =~ ^[1-9][0-9]*$ ]] && [ "$jobs" -le 64 ]; } || die "JOBS=$jobs: a number of students graded at once, from 1 to 64"
 out=${CLASS_OUT:-build/class}
 filter=()
 [ -n "${ROOM:-}" ] && filter+=(--room "$ROOM")
 [ -n "${TASK:-}" ] && filter+=(--task "$TASK")
 # A bad ROOM or TASK: one line and what exists, before any work.
 if [ -n "${ROOM:-}" ] && [ ! -f "$ROOM/tasks.ini" ] && ! compgen -G "${ROOM}_*/tasks.ini" >/dev/null; then
-    echo "grade-class: no room '$ROOM'. These exist: $(ls -d [0-9][0-9]_*/ | tr -d / | tr '\n' ' ')" >&2
+    rooms=""
+    for d in [0-9][0-9]_*/; do if [ -d "$d" ]; then rooms+="${d%/} "; fi; done
+    echo "grade-class: no room '$ROOM'. These exist: $rooms" >&2
     exit 2
 fi
 [ -z "${TASK:-}" ] || resolve_task "$TASK" >/dev/null || exit 2
@@ -111,14 +113,14 @@ collect_tasks() {
         hit=$(find "$src" -type f -path "*/$rel" -printf '%d %p\n' 2>/dev/null | sort -n | head -n1)
         [ -n "$hit" ] || continue
         depth=${hit%% *}
-        if [ "$depth" -lt "$best_depth" ]; then best_depth=$depth best=${hit#* }; best=${best%/$rel}; fi
+        if [ "$depth" -lt "$best_depth" ]; then best_depth=$depth best=${hit#* }; best=${best%/"$rel"}; fi
     done
     if [ -z "$best" ]; then
         echo "not a workbook: none of its files is a task (NN_room/taskK.c or .cu)" > "$dir/error.txt"; return 1
     fi
     top=$best
     for rel in "${task_files[@]}"; do
-        [ -f "$top/$rel" ] && [ ! -L "$top/$rel" ] || continue
+        if [ ! -f "$top/$rel" ] || [ -L "$top/$rel" ]; then continue; fi
         if [ "$(stat -c %s "$top/$rel")" -gt 1048576 ]; then
             echo "$rel: larger than 1 MiB, not graded" >> "$dir/notes.txt"; continue
         fi
@@ -161,7 +163,7 @@ report_finished() {
     local dir name line secs elapsed eta
     for dir in "$out"/students/*/; do
         name=$(basename "$dir")
-        [ -e "$dir/done" ] && [ -z "${reported[$name]:-}" ] || continue
+        if [ ! -e "$dir/done" ] || [ -n "${reported[$name]:-}" ]; then continue; fi
         reported[$name]=1
         finished=$((finished + 1))
         secs=$(cat "$dir/done")
@@ -179,6 +181,7 @@ report_finished() {
 
 cleanup_children() {
     echo "grade-class: interrupted: stopping the graders" >&2
+    # shellcheck disable=SC2046  # one job's PID a word
     kill -INT $(jobs -p) 2>/dev/null
     wait
     exit 130

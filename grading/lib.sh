@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # lib.sh -- shell helpers shared by the workbook's scripts (sourced, not run).
 
 # Every reference solution, as paths relative to the workbook: solutions/NN_room/taskK.c|.cu
@@ -40,7 +41,7 @@ backup_file() {
     mkdir -p "$dir" || return 1
     dest="$dir/$base.$stamp"
     while [ -e "$dest" ]; do dest="$dir/$base.$stamp-$n"; n=$((n + 1)); done
-    cp -p "$file" "$dest" && cmp -s "$file" "$dest" || { echo "backup of $file failed" >&2; return 1; }
+    { cp -p "$file" "$dest" && cmp -s "$file" "$dest"; } || { echo "backup of $file failed" >&2; return 1; }
     echo "$dest"
 }
 

@@ -9,7 +9,7 @@
 # Targets are ratios, checked here and reported as "ok" or "MISSED" -- never by
 # a timed test.  Timings need a quiet machine: do not run anything else meanwhile.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 2
 . grading/lib.sh  # mpi_defaults; mpi_run N PROGRAM...: N ranks under MPIEXEC, Open MPI or MPICH
 mpi_defaults  # the MPI the grader would use: MPICC, and the mpiexec and mpicxx that belong to it
 room=${1:-}
@@ -162,8 +162,9 @@ bench_mpi() {
     done
     # rows of the table: numbers bytes tree MPI_Reduce ring MPI_Allreduce (ms)
     : > "$out/allreduce.dat"
-    local bytes
-    for bytes in $(awk '/times in ms/ {on = 1; next} on && /^ +[0-9]+ +[0-9]+ / {print $2}' "${runs[0]}"); do
+    local bytes sizes
+    mapfile -t sizes < <(awk '/times in ms/ {on = 1; next} on && /^ +[0-9]+ +[0-9]+ / {print $2}' "${runs[0]}")
+    for bytes in "${sizes[@]}"; do
         local tree mred ring mall sp1
         local sp0
         read -r tree sp0 < <(for f in "${runs[@]}"; do awk -v b="$bytes" '/times in ms/ {on = 1; next} on && $2 == b {print $3; exit}' "$f"; done | stats)
@@ -193,10 +194,10 @@ bench_gpu() {
         row cuda "GPU benchmarks" "-" "" 0 "" "" "" "" "NOT MEASURED: a GPU but no nvcc (set NVCC)"; return
     fi
     local build=("$nvcc" -O3 -arch="$arch" -Igrading)
-    "${build[@]}" -o "$out/bin/gpubench" grading/bench/gpubench.cu -lcublas &&
+    { "${build[@]}" -o "$out/bin/gpubench" grading/bench/gpubench.cu -lcublas &&
         "${build[@]}" -o "$out/bin/gpusum" solutions/04_cuda/task2.cu &&
         "${build[@]}" -o "$out/bin/gpumm" solutions/04_cuda/task3.cu -lcublas &&
-        "${build[@]}" -o "$out/bin/gpucross" solutions/04_cuda/task4.cu ||
+        "${build[@]}" -o "$out/bin/gpucross" solutions/04_cuda/task4.cu; } ||
         { row cuda "GPU benchmarks" "-" "" 0 "" "" "" "" "FAILED: nvcc could not build them"; return; }
     "$out/bin/gpubench" what=check > "$out/gpucheck.txt" 2>&1 ||
         { row cuda "gpubench what=check" "-" "" 0 "" "" "" "" "FAILED: WRONG results on this GPU: see $out/gpucheck.txt"; return; }
@@ -345,7 +346,9 @@ if command -v gnuplot >/dev/null 2>&1; then
     [ -s "$out/allreduce.dat" ] && gnuplot -e "set terminal pngcairo size 640,420; set output '$out/allreduce.png';
         set title 'allreduce, 2 ranks'; set logscale xy; set xlabel 'bytes'; set ylabel 'ms';
         plot '$out/allreduce.dat' using 1:4 with linespoints title 'ring (yours)', '' using 1:5 with linespoints title 'MPI_Allreduce'" 2>/dev/null
-    echo "plots: $(ls "$out"/*.png 2>/dev/null | tr '\n' ' ')"
+    plots=""
+    for f in "$out"/*.png; do if [ -e "$f" ]; then plots+="$f "; fi; done
+    echo "plots: $plots"
 else
     echo "plots: gnuplot is not installed (make deps installs it): the curves are in $out/*.dat"
 fi

@@ -4,11 +4,12 @@
 # order and poisoned shared memory expose a missing barrier as a GPU would).
 # A solution that passes without its barriers has barriers its tests cannot see.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 2
 export NO_COLOR=1 GRADE_CUDA=sim
+. grading/tests/lib-test.sh
 out=build/no-barriers
 rm -rf "$out"
-checked=0 failures=0
+checked=0
 for sol in solutions/[0-9][0-9]_*/task*.cu; do
     [ -e "$sol" ] || continue
     grep -q '__syncthreads()' "$sol" || continue
@@ -21,15 +22,11 @@ for sol in solutions/[0-9][0-9]_*/task*.cu; do
            --junit "$out/report.xml" 2>&1 | grep -E "^  ${id#*/} ")
     status=$(awk '{print $2}' <<<"$line")
     case "$status" in
-        PASS) echo "check-barriers: FAILED: $id passes with its __syncthreads() removed"; failures=$((failures + 1)) ;;
-        SKIP) echo "check-barriers: FAILED: $id was not graded (SKIP): nothing checked"; failures=$((failures + 1)) ;;
-        "") echo "check-barriers: FAILED: $id: no status from the grader"; failures=$((failures + 1)) ;;
-        *) echo "check-barriers: $id without its barriers: $status" ;;
+        PASS) t_fail "$id passes with its __syncthreads() removed" ;;
+        SKIP) t_fail "$id was not graded (SKIP): nothing checked" ;;
+        "") t_fail "$id: no status from the grader" ;;
+        *) t_pass "$id without its barriers: $status" ;;
     esac
 done
-if [ $checked -eq 0 ]; then
-    echo "check-barriers: no CUDA solution uses __syncthreads() yet: nothing to check"
-    exit 0
-fi
-[ $failures -eq 0 ] && echo "check-barriers: all $checked CUDA solutions with barriers fail without them"
-exit $((failures > 0))
+[ $checked -gt 0 ] || t_skip "no CUDA solution uses __syncthreads() yet: nothing to check"
+t_summary check-barriers "all $checked CUDA solutions with barriers fail without them"

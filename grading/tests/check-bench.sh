@@ -14,12 +14,11 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 export LC_ALL=C NO_COLOR=1 BENCH_REPS=1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() { echo "check-bench: FAILED: $*"; failures=$((failures + 1)); }
+. grading/tests/lib-test.sh
+t_tmpdir; tmp=$T_TMP
 said=0
-passed() { [ $failures -eq $said ] && echo "check-bench: $*"; said=$failures; }  # only when that part passed
+# part_passed TEXT: says TEXT when no check failed since the last part
+part_passed() { if [ "$t_failed" -eq "$said" ]; then t_say "$*"; fi; said=$t_failed; }
 
 mkdir -p "$tmp/fake"
 printf '#!/bin/sh\necho "GPU 0: Fake GPU for check-bench (UUID: GPU-0)"\n' > "$tmp/fake/nvidia-smi"
@@ -41,30 +40,30 @@ bench() {
 mkdir -p "$tmp/out"
 echo "bench what=copy way=cudaMemcpy n=1 rate=999.0 unit=GB/s ok=1" > "$tmp/out/gpucopy.9.txt"
 bench 0 04; rc=$?
-[ $rc -eq 1 ] || fail "GPU programs that print nothing: bench exit $rc, expected 1"
+if [ $rc -eq 1 ]; then t_pass; else t_fail "GPU programs that print nothing: bench exit $rc, expected 1"; fi
 line=$(grep -m1 'device copy, cudaMemcpy' "$tmp/log")
-grep -q 'NOT MEASURED' <<<"$line" || fail "a figure from an earlier run was counted: $line"
+if grep -q 'NOT MEASURED' <<<"$line"; then t_pass; else t_fail "a figure from an earlier run was counted: $line"; fi
 for target in '>= 0.90' '>= 0.95' '>= 0.50' '>= 0.75'; do
     line=$(grep -F " $target " "$tmp/log" | head -n1)
-    [ -n "$line" ] || { fail "no row with the target $target"; continue; }
-    grep -q 'NOT MEASURED' <<<"$line" || fail "target $target with no figure: $line"
+    [ -n "$line" ] || { t_fail "no row with the target $target"; continue; }
+    if grep -q 'NOT MEASURED' <<<"$line"; then t_pass; else t_fail "target $target with no figure: $line"; fi
 done
-grep -q 'every target measured here was met' "$tmp/log" && fail "the summary says every target was met"
-grep -q 'figure(s) FAILED or NOT MEASURED' "$tmp/log" || fail "no summary line for the missing figures"
-[ -s "$tmp/out/bench.csv" ] || fail "no CSV in BENCH_OUT"
-passed "a GPU whose programs print nothing: every GPU target NOT MEASURED, exit 1"
+if grep -q 'every target measured here was met' "$tmp/log"; then t_fail "the summary says every target was met"; else t_pass; fi
+if grep -q 'figure(s) FAILED or NOT MEASURED' "$tmp/log"; then t_pass; else t_fail "no summary line for the missing figures"; fi
+if [ -s "$tmp/out/bench.csv" ]; then t_pass; else t_fail "no CSV in BENCH_OUT"; fi
+part_passed "a GPU whose programs print nothing: every GPU target NOT MEASURED, exit 1"
 
 bench 1 04; rc=$?
-[ $rc -eq 1 ] || fail "GPU programs that fail: bench exit $rc, expected 1"
-grep -qE 'FAILED: .*gpucheck\.txt' "$tmp/log" || fail "a failing gpubench: no FAILED row: $(grep -A3 '== 04' "$tmp/log")"
-passed "a GPU whose programs fail: a FAILED row naming the log, exit 1"
+if [ $rc -eq 1 ]; then t_pass; else t_fail "GPU programs that fail: bench exit $rc, expected 1"; fi
+if grep -qE 'FAILED: .*gpucheck\.txt' "$tmp/log"; then t_pass; else t_fail "a failing gpubench: no FAILED row: $(grep -A3 '== 04' "$tmp/log")"; fi
+part_passed "a GPU whose programs fail: a FAILED row naming the log, exit 1"
 
 bench 1 06; rc=$?
-[ $rc -eq 1 ] || fail "06 with GPU DDP runs that fail: bench exit $rc, expected 1"
+if [ $rc -eq 1 ]; then t_pass; else t_fail "06 with GPU DDP runs that fail: bench exit $rc, expected 1"; fi
 n=$(grep -cE '06 task6 GPU DDP, [1-4] rank\(s\) .*FAILED: see' "$tmp/log")
-[ "$n" -eq 4 ] || fail "06 task6: $n FAILED rows for 1..4 ranks, expected 4: $(grep 'task6' "$tmp/log")"
-grep -qE '06 task3 DDP, 2 rank\(s\).* s ' "$tmp/log" || fail "06 task3's CPU DDP rows are missing"
-passed "GPU DDP runs that fail: a FAILED row for each rank count, exit 1"
+if [ "$n" -eq 4 ]; then t_pass; else t_fail "06 task6: $n FAILED rows for 1..4 ranks, expected 4: $(grep 'task6' "$tmp/log")"; fi
+if grep -qE '06 task3 DDP, 2 rank\(s\).* s ' "$tmp/log"; then t_pass; else t_fail "06 task3's CPU DDP rows are missing"; fi
+part_passed "GPU DDP runs that fail: a FAILED row for each rank count, exit 1"
 
 # The maintainers' GPU session script (make gpu-session), whose parts otherwise only run
 # on a machine with an NVIDIA GPU: its plumbing with the same fake GPU and a fake compute-sanitizer, under
@@ -72,6 +71,7 @@ passed "GPU DDP runs that fail: a FAILED row for each rank count, exit 1"
 # sanitize part runs every CUDA solution (MPI ones at 2 ranks) and keeps the logs, exit 0;
 # the bench part keeps each step's output and fails (exit 1); either leaves OUT small
 # enough to copy back from a remote GPU node (a log and an archive).
+# shellcheck disable=SC2016  # the fake's own script: expanded when it runs
 printf '#!/bin/sh\nshift 4; "$@"; rc=$?; echo "========= ERROR SUMMARY: 0 errors"; exit $rc\n' \
     > "$tmp/fake/compute-sanitizer"
 chmod +x "$tmp/fake/compute-sanitizer"
@@ -83,29 +83,40 @@ session() {  # session PART: gpu-session.sh with the fake GPU, its OUT in $tmp/s
     local rc=$?
     # What OUT may hold: at most 8 files, none more than 2 folders down
     local files; files=$(find "$tmp/session-$1" -type f | wc -l)
-    [ "$files" -le 8 ] || fail "gpu-session $1: $files files under OUT (at most 8)"
-    [ -z "$(find "$tmp/session-$1" -mindepth 3 -type f)" ] || fail "gpu-session $1: files more than 2 folders down under OUT"
+    if [ "$files" -le 8 ]; then t_pass; else t_fail "gpu-session $1: $files files under OUT (at most 8)"; fi
+    if [ -z "$(find "$tmp/session-$1" -mindepth 3 -type f)" ]; then t_pass; else t_fail "gpu-session $1: files more than 2 folders down under OUT"; fi
     mkdir -p "$tmp/session-$1/x"
-    tar xzf "$tmp/session-$1/gpu-session-$1.tgz" -C "$tmp/session-$1/x" 2>/dev/null ||
-        fail "gpu-session $1: no readable OUT/gpu-session-$1.tgz"
+    if tar xzf "$tmp/session-$1/gpu-session-$1.tgz" -C "$tmp/session-$1/x" 2>/dev/null; then
+        t_pass
+    else
+        t_fail "gpu-session $1: no readable OUT/gpu-session-$1.tgz"
+    fi
     return $rc
 }
 session sanitize; rc=$?
 x=$tmp/session-sanitize/x/sanitize
-[ $rc -eq 0 ] || fail "gpu-session --part sanitize with a fake GPU: exit $rc: $(tail -n 5 "$tmp/log")"
-grep -qE 'sanitize-gpu: all clean \([0-9]+ runs\)' "$x/sanitize-gpu.txt" 2>/dev/null ||
-    fail "gpu-session sanitize: no 'all clean' in the archive's sanitize-gpu.txt"
-[ -s "$x/sanitize-gpu-logs/06_data_parallel_task6.memcheck.log" ] ||
-    fail "gpu-session sanitize: 06 task6's memcheck log is not in the archive"
+if [ $rc -eq 0 ]; then t_pass; else t_fail "gpu-session --part sanitize with a fake GPU: exit $rc: $(tail -n 5 "$tmp/log")"; fi
+if grep -qE 'sanitize-gpu: all clean \([0-9]+ runs\)' "$x/sanitize-gpu.txt" 2>/dev/null; then
+    t_pass
+else
+    t_fail "gpu-session sanitize: no 'all clean' in the archive's sanitize-gpu.txt"
+fi
+if [ -s "$x/sanitize-gpu-logs/06_data_parallel_task6.memcheck.log" ]; then
+    t_pass
+else
+    t_fail "gpu-session sanitize: 06 task6's memcheck log is not in the archive"
+fi
 session bench; rc=$?
 x=$tmp/session-bench/x/bench
-[ $rc -eq 1 ] || fail "gpu-session --part bench with a fake GPU: exit $rc, expected 1"
+if [ $rc -eq 1 ]; then t_pass; else t_fail "gpu-session --part bench with a fake GPU: exit $rc, expected 1"; fi
 for f in bench04.txt bench06.txt bench04/bench.csv bench06/bench.csv; do
-    [ -s "$x/$f" ] || fail "gpu-session bench: $f is missing or empty in the archive"
+    if [ -s "$x/$f" ]; then t_pass; else t_fail "gpu-session bench: $f is missing or empty in the archive"; fi
 done
-grep -q 'gpu-session: .* 2 FAILED' "$tmp/session-bench/log-bench.txt" ||
-    fail "gpu-session bench: the log's last line: $(tail -n 1 "$tmp/session-bench/log-bench.txt")"
-passed "gpu-session with a fake GPU${mpi:+ and Open MPI}: sanitize exit 0, bench exit 1, logs and tables in OUT's archive"
+if grep -q 'gpu-session: .* 2 FAILED' "$tmp/session-bench/log-bench.txt"; then
+    t_pass
+else
+    t_fail "gpu-session bench: the log's last line: $(tail -n 1 "$tmp/session-bench/log-bench.txt")"
+fi
+part_passed "gpu-session with a fake GPU${mpi:+ and Open MPI}: sanitize exit 0, bench exit 1, logs and tables in OUT's archive"
 
-[ $failures -eq 0 ] && echo "check-bench: ok: a missing or failed figure is never counted as a target met"
-[ $failures -eq 0 ]
+t_summary check-bench "a missing or failed figure is never counted as a target met"

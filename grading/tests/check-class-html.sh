@@ -7,7 +7,8 @@
 # Prints SKIP, with the reason, when Chromium is missing and cannot be installed
 # (installing needs root and apt-get).
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 2
+. grading/tests/lib-test.sh
 html=build/class-report-test/class.html
 png=build/class-summary.png
 width=1400 height=1000
@@ -22,35 +23,33 @@ find_chromium() {
 browser=$(find_chromium)
 if [ -z "$browser" ]; then
     if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
-        echo "check-class-html: SKIP: no chromium, and installing it needs root and apt-get"
-        exit 0
+        t_skip "no chromium, and installing it needs root and apt-get"
+        t_summary; exit
     fi
-    echo "check-class-html: installing chromium (apt-get)"
+    t_say "installing chromium (apt-get)"
     { apt-get install -y chromium || { apt-get update && apt-get install -y chromium; }; } >build/chromium-install.log 2>&1
     browser=$(find_chromium) || {
-        echo "check-class-html: SKIP: chromium could not be installed (see build/chromium-install.log)"
-        exit 0
+        t_skip "chromium could not be installed (see build/chromium-install.log)"
+        t_summary; exit
     }
 fi
 
 if [ ! -s "$html" ]; then
-    bash grading/tests/check-class-report.sh >/dev/null || { echo "check-class-html: FAILED: check-class-report.sh failed"; exit 1; }
+    bash grading/tests/check-class-report.sh >/dev/null || t_abort "check-class-report.sh failed"
 fi
 rm -f "$png"
 # --no-sandbox: root in a container has no user namespaces for the sandbox.
 timeout 120 "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars \
     --screenshot="$PWD/$png" --window-size=$width,$height "file://$PWD/$html" >build/chromium.log 2>&1
 status=$?
-[ -s "$png" ] || { echo "check-class-html: FAILED: no screenshot (chromium exit $status, see build/chromium.log)"; exit 1; }
+[ -s "$png" ] || t_abort "no screenshot (chromium exit $status, see build/chromium.log)"
 
 # The PNG signature, then the IHDR chunk's width and height (big-endian, bytes 17-24).
 signature=$(od -An -tx1 -N8 "$png" | tr -d ' \n')
 size=$(od -An -tu1 -j16 -N8 "$png" | awk '{ print $1*16777216 + $2*65536 + $3*256 + $4, $5*16777216 + $6*65536 + $7*256 + $8 }')
 bytes=$(wc -c < "$png")
-failures=0
-[ "$signature" = 89504e470d0a1a0a ] || { echo "check-class-html: FAILED: $png is not a PNG"; failures=1; }
-[ "$size" = "$width $height" ] || { echo "check-class-html: FAILED: $png is $size, expected $width $height"; failures=1; }
+if [ "$signature" = 89504e470d0a1a0a ]; then t_pass; else t_fail "$png is not a PNG"; fi
+if [ "$size" = "$width $height" ]; then t_pass; else t_fail "$png is $size, expected $width $height"; fi
 # A blank 1400x1000 page compresses to a few KiB; the summary's text, bars and grid do not.
-[ "$bytes" -gt 30000 ] || { echo "check-class-html: FAILED: $png is only $bytes bytes: a blank page?"; failures=1; }
-[ $failures -eq 0 ] && echo "check-class-html: ok ($png, ${size/ /x}, $bytes bytes)"
-exit $failures
+if [ "$bytes" -gt 30000 ]; then t_pass; else t_fail "$png is only $bytes bytes: a blank page?"; fi
+t_summary check-class-html "$png, ${size/ /x}, $bytes bytes"

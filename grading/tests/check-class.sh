@@ -7,14 +7,12 @@
 # student's status per task, that the CSV agrees with each student's JSON report,
 # that tampering changed nothing, and that nothing is left running.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 2
 root=$PWD
-work=$(mktemp -d /tmp/pr-class-XXXXXX)
-trap 'rm -rf "$work"' EXIT
-failures=0
-fail() { echo "check-class: FAILED: $*"; failures=$((failures + 1)); }
+. grading/tests/lib-test.sh
+t_tmpdir pr-class; work=$T_TMP
 
-make --no-print-directory pristine >/dev/null || { echo "check-class: make pristine failed"; exit 1; }
+make --no-print-directory pristine >/dev/null || t_abort "make pristine failed"
 subs=$work/submissions
 mkdir -p "$subs"
 tasks=(task1 task2 task3 task4 task5)
@@ -69,24 +67,25 @@ start=$SECONDS
 CLASS_OUT=$out ROOM=01 JOBS=2 NO_COLOR=1 make --no-print-directory grade-class SUBMISSIONS="$subs" > "$work/class.log" 2>&1
 rc=$?
 cat "$work/class.log"
-[ $rc -eq 0 ] || fail "make grade-class exited $rc"
-echo "check-class: the class of $(ls "$subs" | wc -l) submissions took $((SECONDS - start)) s"
+if [ $rc -eq 0 ]; then t_pass; else t_fail "make grade-class exited $rc"; fi
+entries=("$subs"/*)
+t_say "the class of ${#entries[@]} submissions took $((SECONDS - start)) s"
 
 csv=$out/class.csv
-[ -s "$csv" ] || { fail "no $csv"; exit 1; }
-[ -s "$out/summary.html" ] || fail "no summary.html"
+[ -s "$csv" ] || t_abort "no $csv"
+if [ -s "$out/summary.html" ]; then t_pass; else t_fail "no summary.html"; fi
 # expect STUDENT STATUS1..STATUS5 (or "error" and a word of the reason)
 row() { grep -E "^\"?$1\"?," "$csv"; }
 expect() {
     local who=$1; shift
     local line; line=$(row "$who")
-    [ -n "$line" ] || { fail "no CSV row for $who"; return; }
+    [ -n "$line" ] || { t_fail "no CSV row for $who"; return; }
     if [ "$1" = error ]; then
-        grep -q -- "$2" <<<"$line" || fail "$who: expected an error row mentioning '$2', got: $line"
+        if grep -q -- "$2" <<<"$line"; then t_pass; else t_fail "$who: expected an error row mentioning '$2', got: $line"; fi
         return
     fi
     local got; got=$(cut -d, -f2-6 <<<"$line")
-    [ "$got" = "$1" ] || fail "$who: expected $1, got $got"
+    if [ "$got" = "$1" ]; then t_pass; else t_fail "$who: expected $1, got $got"; fi
 }
 expect solved "PASS,PASS,PASS,PASS,PASS"
 expect untouched "NOT_STARTED,NOT_STARTED,NOT_STARTED,NOT_STARTED,NOT_STARTED"
@@ -106,9 +105,9 @@ for json in "$out"/students/*/grade-report.json; do
     header=$(head -n1 "$csv")
     col=$(tr ',' '\n' <<<"$header" | grep -nx passed | cut -d: -f1)
     from_csv=$(row "$name" | cut -d, -f"$col")
-    [ "$from_json" = "$from_csv" ] || fail "$name: $from_json PASS in its JSON report, $from_csv in the CSV"
+    if [ "$from_json" = "$from_csv" ]; then t_pass; else t_fail "$name: $from_json PASS in its JSON report, $from_csv in the CSV"; fi
 done
-grep -q '^TOTAL,2,2,3,3,3,' "$csv" || fail "the TOTAL row should count 2,2,3,3,3 students passing: $(grep ^TOTAL "$csv")"
+if grep -q '^TOTAL,2,2,3,3,3,' "$csv"; then t_pass; else t_fail "the TOTAL row should count 2,2,3,3,3 students passing: $(grep ^TOTAL "$csv")"; fi
 
 # Hints opened: from the half-done checkout's progress record, clamped to the ladder;
 # blank for a student without a record.
@@ -116,26 +115,31 @@ hints=$out/hints.csv
 if [ -s "$hints" ]; then
     ladder=$(grading/bin/grade --hint 01_threads/task4 --all --no-record | grep -c '^hint ')
     got=$(grep -E '^"?half_done"?,' "$hints" | cut -d, -f2-6)
-    [ "$got" = "0,0,2,$ladder,0" ] || fail "half_done's hints: expected 0,0,2,$ladder,0, got '$got'"
+    if [ "$got" = "0,0,2,$ladder,0" ]; then t_pass; else t_fail "half_done's hints: expected 0,0,2,$ladder,0, got '$got'"; fi
     got=$(grep -E '^solved,' "$hints" | cut -d, -f2-6)
-    [ "$got" = ",,,," ] || fail "solved has no progress record: its hints should be blank, got '$got'"
+    if [ "$got" = ",,,," ]; then t_pass; else t_fail "solved has no progress record: its hints should be blank, got '$got'"; fi
 else
-    fail "no $hints"
+    t_fail "no $hints"
 fi
 
 # The tamperer's grader and Makefile were never run, and its files were not copied.
-[ ! -e "$out/students/tamperer/tree/grading" ] && [ ! -e "$out/students/tamperer/tree/Makefile" ] &&
-    [ ! -e "$out/students/tamperer/tree/solutions" ] || fail "the tamperer's non-task files were copied"
+if [ ! -e "$out/students/tamperer/tree/grading" ] && [ ! -e "$out/students/tamperer/tree/Makefile" ] &&
+    [ ! -e "$out/students/tamperer/tree/solutions" ]; then
+    t_pass
+else
+    t_fail "the tamperer's non-task files were copied"
+fi
 # Nothing left running: the hostile grandchild (sleep 300) included.
 sleep 1
 if pgrep -f "$out" >/dev/null || pgrep -x sleep -a 2>/dev/null | grep -q 'sleep 300'; then
-    fail "processes left running: $(pgrep -af "$out|sleep 300")"
+    t_fail "processes left running: $(pgrep -af "$out|sleep 300")"
+else
+    t_pass
 fi
 # Bad input: one line, exit 2.
-make --no-print-directory grade-class SUBMISSIONS=/nonexistent > "$work/bad.log" 2>&1
-[ $? -eq 2 ] && grep -q "no such folder" "$work/bad.log" || fail "a missing SUBMISSIONS folder: $(cat "$work/bad.log")"
-ROOM=77 make --no-print-directory grade-class SUBMISSIONS="$subs" > "$work/bad.log" 2>&1
-[ $? -eq 2 ] && grep -q "no room '77'" "$work/bad.log" || fail "an unknown ROOM: $(cat "$work/bad.log")"
+make --no-print-directory grade-class SUBMISSIONS=/nonexistent > "$work/bad.log" 2>&1; rc=$?
+if [ $rc -eq 2 ] && grep -q "no such folder" "$work/bad.log"; then t_pass; else t_fail "a missing SUBMISSIONS folder: $(cat "$work/bad.log")"; fi
+ROOM=77 make --no-print-directory grade-class SUBMISSIONS="$subs" > "$work/bad.log" 2>&1; rc=$?
+if [ $rc -eq 2 ] && grep -q "no room '77'" "$work/bad.log"; then t_pass; else t_fail "an unknown ROOM: $(cat "$work/bad.log")"; fi
 
-[ $failures -eq 0 ] && echo "check-class: every student and task got its status; CSV, JSON and HTML agree; tampering changed nothing; nothing left running"
-exit $((failures > 0))
+t_summary check-class "every student and task got its status; CSV, JSON and HTML agree; tampering changed nothing; nothing left running"

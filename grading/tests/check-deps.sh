@@ -7,10 +7,8 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 export LC_ALL=C
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() { echo "check-deps: FAILED: $*"; failures=$((failures + 1)); }
+. grading/tests/lib-test.sh
+t_tmpdir; tmp=$T_TMP
 
 # path_without DIR NAME...: DIR gets a link to every command on PATH but the NAMEs.
 path_without() {
@@ -22,6 +20,7 @@ path_without() {
         for f in "$d"/*; do
             [ -x "$f" ] || continue
             b=${f##*/}; skip=0
+            # shellcheck disable=SC2254  # each NAME is a glob: mpicc.*
             for n in "$@"; do case $b in $n) skip=1 ;; esac; done
             [ $skip = 1 ] || [ -e "$dir/$b" ] || ln -s "$f" "$dir/$b"
         done
@@ -30,15 +29,21 @@ path_without() {
 
 path_without "$tmp/no-extras" gnuplot inotifywait
 out=$(PATH=$tmp/no-extras bash grading/deps.sh check all 2>&1); rc=$?
-[ $rc -eq 0 ] || fail "without the optional extras deps.sh exited $rc (want 0): $out"
-grep -q 'optional, not installed' <<< "$out" && grep -q 'gnuplot-nox' <<< "$out" && grep -q 'inotify-tools' <<< "$out" ||
-    fail "the optional extras are not named: $out"
+if [ $rc -eq 0 ]; then t_pass; else t_fail "without the optional extras deps.sh exited $rc (want 0): $out"; fi
+if grep -q 'optional, not installed' <<< "$out" && grep -q 'gnuplot-nox' <<< "$out" && grep -q 'inotify-tools' <<< "$out"; then
+    t_pass
+else
+    t_fail "the optional extras are not named: $out"
+fi
 
 path_without "$tmp/no-mpi" gnuplot inotifywait 'mpicc' 'mpicc.*' 'mpiexec' 'mpiexec.*'
 out=$(PATH=$tmp/no-mpi bash grading/deps.sh check all 2>&1); rc=$?
-[ $rc -eq 1 ] || fail "without MPI deps.sh exited $rc (want 1): $out"
-grep -q 'missing:' <<< "$out" && grep -q 'apt-get install mpich libmpich-dev' <<< "$out" ||
-    fail "missing MPI is not named with its packages: $out"
+if [ $rc -eq 1 ]; then t_pass; else t_fail "without MPI deps.sh exited $rc (want 1): $out"; fi
+if grep -q 'missing:' <<< "$out" && grep -q 'apt-get install mpich libmpich-dev' <<< "$out"; then
+    t_pass
+else
+    t_fail "missing MPI is not named with its packages: $out"
+fi
 
 # make doctor on GPU machines that cannot run the rooms as they are (a fake nvidia-smi
 # and nvcc): a driver too old for CUDA 13 and a GPU in Exclusive_Process mode are named.
@@ -50,14 +55,10 @@ doctor_with() {  # doctor_with "NAME, DRIVER, MEMORY, MODE": make doctor's CUDA 
     PATH=$tmp/gpu:$PATH NVCC=$tmp/gpu/nvcc bash grading/doctor.sh 2>&1 | sed -n '/^CUDA/,$p'
 }
 out=$(doctor_with "NVIDIA A100, 535.104.05, 40960 MiB, Default")
-grep -q 'TOO OLD for CUDA 13: driver 535, it needs 580' <<< "$out" || fail "doctor, driver 535 with CUDA 13: $out"
-grep -q 'compute mode' <<< "$out" && fail "doctor, Default compute mode named as a problem: $out"
+if grep -q 'TOO OLD for CUDA 13: driver 535, it needs 580' <<< "$out"; then t_pass; else t_fail "doctor, driver 535 with CUDA 13: $out"; fi
+if grep -q 'compute mode' <<< "$out"; then t_fail "doctor, Default compute mode named as a problem: $out"; else t_pass; fi
 out=$(doctor_with "NVIDIA H100 80GB HBM3, 580.159.04, 81559 MiB, Exclusive_Process")
-grep -q 'Exclusive_Process: one process per GPU' <<< "$out" || fail "doctor, Exclusive_Process: $out"
-grep -q 'TOO OLD' <<< "$out" && fail "doctor, driver 580 with CUDA 13 called too old: $out"
+if grep -q 'Exclusive_Process: one process per GPU' <<< "$out"; then t_pass; else t_fail "doctor, Exclusive_Process: $out"; fi
+if grep -q 'TOO OLD' <<< "$out"; then t_fail "doctor, driver 580 with CUDA 13 called too old: $out"; else t_pass; fi
 
-if [ $failures -eq 0 ]; then
-    echo "check-deps: ok: optional extras named (exit 0), missing MPI named with its packages (exit 1);"
-    echo "check-deps: make doctor names a driver too old for CUDA 13 and a GPU in Exclusive_Process mode"
-fi
-[ $failures -eq 0 ]
+t_summary check-deps "optional extras named (exit 0), missing MPI named with its packages (exit 1), make doctor names a driver too old for CUDA 13 and Exclusive_Process mode"

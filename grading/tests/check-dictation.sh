@@ -12,27 +12,27 @@
 #
 #   bash grading/tests/check-dictation.sh [ROOM]     (ROOM=03 or 03_mpi: that room only, no verdict)
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 2
 GRADE=${GRADE:-grading/bin/grade}
 LINE_TARGET=5
 NAME_TARGET=45
 room=${1:-}
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. grading/tests/lib-test.sh
+t_tmpdir; tmp=$T_TMP
 
 ids=$("$GRADE" --list | awk '$1 ~ /^[0-9][0-9]_[^\/]*\/task[0-9]+$/ { print $1 }')
-[ -n "$ids" ] || { echo "check-dictation: the grader lists no tasks" >&2; exit 2; }
+[ -n "$ids" ] || t_abort "the grader lists no tasks" 2
 if [ -n "$room" ]; then
-    ids=$(printf '%s\n' $ids | awk -v r="$room" '{ split($1, p, "/"); if (p[1] == r || substr(p[1], 1, 2) == sprintf("%02d", r + 0)) print }')
-    [ -n "$ids" ] || { echo "check-dictation: no room '$room'" >&2; exit 2; }
+    ids=$(awk -v r="$room" '{ split($1, p, "/"); if (p[1] == r || substr(p[1], 1, 2) == sprintf("%02d", r + 0)) print }' <<<"$ids")
+    [ -n "$ids" ] || t_abort "no room '$room'" 2
 fi
 
 total_lines=0 total_written=0 total_names=0 total_named=0
 printf '%-28s %14s %14s\n' task "lines dictated" "names named"
 for id in $ids; do
-    sol=$(ls "solutions/$id".c "solutions/$id".cu 2>/dev/null | head -n 1)
-    [ -n "$sol" ] || { echo "check-dictation: no solution for $id" >&2; exit 2; }
+    sol=""
+    for f in "solutions/$id".c "solutions/$id".cu; do if [ -e "$f" ]; then sol=$f; break; fi; done
+    [ -n "$sol" ] || t_abort "no solution for $id" 2
     # What the learner reads: the header comment, the TODO text, hint 1.
     "$GRADE" --hint "$id" --level 1 --no-record | sed -n 's/^hint 1 of [0-9]* ([^)]*): //p' > "$tmp/read"
     awk '
@@ -91,8 +91,8 @@ echo "dictation: $line_pct% of solution lines written out (target <= $LINE_TARGE
      "$name_pct% of the names they use named (target <= $NAME_TARGET%)"
 [ -n "$room" ] && exit 0
 if awk -v l="$line_pct" -v n="$name_pct" -v lt="$LINE_TARGET" -v nt="$NAME_TARGET" 'BEGIN { exit !(l <= lt && n <= nt) }'; then
-    echo "check-dictation: ok"
+    t_pass
 else
-    echo "check-dictation: the TODOs and first hints dictate more than the targets allow"
-    exit 1
+    t_fail "the TODOs and first hints dictate more than the targets allow"
 fi
+t_summary check-dictation "within $LINE_TARGET% of lines and $NAME_TARGET% of names"

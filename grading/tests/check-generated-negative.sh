@@ -5,23 +5,21 @@
 # form, (3) a task longer than 300 lines, (4) a task with no solution.  Each is planted
 # alone and committed.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 2
 top=$PWD
-tmp=$(mktemp -d /tmp/pr-gen-neg-XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() { echo "check-generated-negative: FAILED: $*"; failures=$((failures + 1)); }
+. grading/tests/lib-test.sh
+t_tmpdir pr-gen-neg; tmp=$T_TMP
 
 # plant NAME SHELL-COMMAND EXPECTED-MESSAGE: a fresh clone, the change committed, and
 # check-generated must exit non-zero saying EXPECTED-MESSAGE.
 plant() {
     local name=$1 change=$2 want=$3 wb=$tmp/$1 out
-    git clone -q "$top" "$wb" || { fail "$name: cannot clone"; return; }
+    git clone -q "$top" "$wb" || { t_fail "$name: cannot clone"; return; }
     mkdir -p "$wb/grading/bin" && cp "$top"/grading/bin/grade "$top"/grading/bin/prgen "$wb/grading/bin/"
     (cd "$wb" && eval "$change" && git add -A && git -c user.name=t -c user.email=t@t commit -qm plant) ||
-        { fail "$name: cannot plant it"; return; }
-    out=$(cd "$wb" && bash grading/check-generated.sh 2>&1) && { fail "$name: check-generated passed: $out"; return; }
-    grep -qF -- "$want" <<<"$out" || fail "$name: check-generated did not say '$want': $out"
+        { t_fail "$name: cannot plant it"; return; }
+    out=$(cd "$wb" && bash grading/check-generated.sh 2>&1) && { t_fail "$name: check-generated passed: $out"; return; }
+    if grep -qF -- "$want" <<<"$out"; then t_pass; else t_fail "$name: check-generated did not say '$want': $out"; fi
 }
 
 plant orphan 'cp solutions/01_threads/task1.c solutions/01_threads/task99.c &&
@@ -35,5 +33,4 @@ plant long 'for i in $(seq 300); do echo "/* padding $i */"; done >> solutions/0
 plant unsolved 'cp 01_threads/task1.c 01_threads/task98.c' \
       "01_threads/task98.c has no committed solution"
 
-[ $failures -eq 0 ] && echo "check-generated-negative: an orphan solution, an edited task, a task over 300 lines and an unsolved task each fail check-generated"
-exit $((failures > 0))
+t_summary check-generated-negative "an orphan solution, an edited task, a task over 300 lines and an unsolved task each fail check-generated"

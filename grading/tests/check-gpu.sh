@@ -5,7 +5,7 @@
 # compute-sanitizer's memcheck, racecheck, synccheck and initcheck on the solution.
 # Without a GPU it says SKIP and succeeds: nothing was checked.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 2
 if ! nvidia-smi -L >/dev/null 2>&1; then
     echo "check-gpu: SKIP: no NVIDIA GPU here (nothing checked)"
     exit 0

@@ -8,16 +8,16 @@
 set -u
 mpi_only=0
 [ "${1:-}" = --mpi-only ] && mpi_only=1
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 2
 . grading/lib.sh  # is_openmpi
+. grading/tests/lib-test.sh
 GRADE=grading/bin/grade
+# shellcheck disable=SC2001  # one sed for every character a regex treats specially
+here=$(sed 's/[][\.*^$+?(){}|]/\\&/g' <<<"$PWD")  # this checkout's path, as a regex (pgrep -f)
 work=build/hostile
 rm -rf "$work"
 mkdir -p "$work/01_threads"
-failures=0
 export NO_COLOR=1 GRADE_TIMEOUT_SCALE=0.2   # task1's 10 s timeout becomes 2 s
-
-fail() { echo "check-hostile: FAILED: $*"; failures=$((failures + 1)); }
 # Open MPI starts ranks more slowly than MPICH (and winds a failed job down more slowly
 # where its kill delay is not 0, as the grader sets it): it gets twice the time for
 # every case (make test-openmpi; the GPU machines have it).
@@ -42,24 +42,28 @@ grade_hostile() {
     status=$(grep -oE '^  task[0-9]+ +[A-Z_]+' <<<"$out" | awk '{print $2}')
     local took; took=$(awk -v a="$start" -v b="$end" 'BEGIN {printf "%.1f", b - a}')
     if [ "$status" != "$want" ]; then
-        fail "$name: expected $want, got '${status:-nothing}'"; echo "$out" | head -20
+        t_fail "$name: expected $want, got '${status:-nothing}'"; echo "$out" | head -20
     elif [ "$rc" -ne 1 ]; then
-        fail "$name: the grader exited $rc, expected 1"
+        t_fail "$name: the grader exited $rc, expected 1"
     elif awk -v t="$took" -v m="$max" 'BEGIN {exit !(t > m)}'; then
-        fail "$name: took $took s, more than $max s"
+        t_fail "$name: took $took s, more than $max s"
     elif [ -n "$pattern" ] && ! grep -qE "$pattern" <<<"$out"; then
-        fail "$name: the report does not say /$pattern/"; echo "$out" | head -20
+        t_fail "$name: the report does not say /$pattern/"; echo "$out" | head -20
     else
-        echo "check-hostile: $name -> $status in $took s"
+        t_pass "$name -> $status in $took s"
     fi
     # The grader's own memory stays bounded (it keeps at most 1 MiB of output per run).
     local rss; rss=$(grep -oE '"max_rss_kib": [0-9]+' "$work/$name.json" | grep -oE '[0-9]+$')
-    if [ -z "$rss" ] || [ "$rss" -gt 65536 ]; then fail "$name: grader peak memory ${rss:-unknown} KiB"; fi
-    # the hostile programs' own paths (mpiexec's command line names the program too)
-    local leftovers='sleep 3127|/build/bin/task/01_threads/task1|/build/bin/task/04_cuda/task1|mpi-smoke/build/bin/task/'
+    if [ -z "$rss" ] || [ "$rss" -gt 65536 ]; then t_fail "$name: grader peak memory ${rss:-unknown} KiB"; else t_pass; fi
+    # the hostile programs' own paths in this checkout, not another one's on the same
+    # machine (mpiexec's command line names the program too; the grader runs it by its
+    # full path)
+    local leftovers="sleep 3127|$here/build/bin/task/01_threads/task1|$here/build/bin/task/04_cuda/task1|$here/grading/tests/mpi-smoke/build/bin/task/"
     if pgrep -f "$leftovers" >/dev/null; then
-        fail "$name: left a process running: $(pgrep -af "$leftovers")"
+        t_fail "$name: left a process running: $(pgrep -af "$leftovers")"
         pkill -9 -f "$leftovers"
+    else
+        t_pass
     fi
 }
 
@@ -78,7 +82,9 @@ if [ $mpi_only -eq 0 ]; then
     # Runs happen in a scratch folder that is removed afterwards: nothing lands in the workbook.
     grade_hostile write_cwd    FAIL        8  'result'
     if find . /tmp -maxdepth 3 -name 'hostile-junk-*' 2>/dev/null | grep -q .; then
-        fail "write_cwd: its files were left behind: $(find . /tmp -maxdepth 3 -name 'hostile-junk-*' | head -3)"
+        t_fail "write_cwd: its files were left behind: $(find . /tmp -maxdepth 3 -name 'hostile-junk-*' | head -3)"
+    else
+        t_pass
     fi
     # A fork bomb meets the process limit (a pids cgroup as root, RLIMIT_NPROC otherwise, and
     # the watchdog); a memory hog the memory limit (RLIMIT_AS and the watchdog). Each costs one run.
@@ -87,7 +93,7 @@ if [ $mpi_only -eq 0 ]; then
     # The default limit (1024 MiB for a CPU task; GRADE_MEMORY_LIMIT empty means the
     # default) stops it before the task's real 10 s timeout.  (Not at this script's 0.2
     # scale: this VM backs fresh memory slowly, and 1 GiB once took over 2 s in CI.)
-    GRADE_TIMEOUT_SCALE=1 GRADE_MEMORY_LIMIT= grade_hostile memory_hog FAIL 15 'more than [0-9]+ MiB of memory'
+    GRADE_TIMEOUT_SCALE=1 GRADE_MEMORY_LIMIT='' grade_hostile memory_hog FAIL 15 'more than [0-9]+ MiB of memory'
     # CUDA programs cannot have RLIMIT_AS (the CUDA runtime reserves huge address ranges):
     # the watchdog alone must stop a simulated CUDA task's memory hog.
     GRADE_MEMORY_LIMIT=512 TASK=04_cuda/task1 grade_hostile memory_hog_cuda FAIL 30 'memory'
@@ -103,9 +109,12 @@ if command -v mpicc >/dev/null 2>&1 && command -v mpiexec >/dev/null 2>&1; then
     grade_hostile mpi_no_finalize FAIL  10 'without calling MPI_Finalize'
     unset ROOT TASK
     # and the fixture's own solution passes under mpiexec with 1 to 4 ranks
-    "$GRADE" --root grading/tests/mpi-smoke --tasks-from grading/tests/mpi-smoke/solutions --expect pass \
-        --quiet --json "$work/mpi-pass.json" --junit "$work/mpi-pass.xml" >/dev/null ||
-        fail "the MPI fixture's solution does not pass under mpiexec"
+    if "$GRADE" --root grading/tests/mpi-smoke --tasks-from grading/tests/mpi-smoke/solutions --expect pass \
+        --quiet --json "$work/mpi-pass.json" --junit "$work/mpi-pass.xml" >/dev/null; then
+        t_pass
+    else
+        t_fail "the MPI fixture's solution does not pass under mpiexec"
+    fi
     # Launchers that get the ranks wrong: one starts every rank alone (srun without the
     # MPI's PMI), one ignores -n.  No run of 2 or more ranks may pass, and the message
     # must say what is wrong.
@@ -114,17 +123,19 @@ if command -v mpicc >/dev/null 2>&1 && command -v mpiexec >/dev/null 2>&1; then
             --tasks-from grading/tests/mpi-smoke/solutions --quiet --build-dir "$work/$launcher" \
             --json "$work/$launcher.json" --junit "$work/$launcher.xml" 2>&1); rc=$?
         if [ $rc -ne 1 ]; then
-            fail "graded with the launcher $launcher, the grader exited $rc (want 1)"
+            t_fail "graded with the launcher $launcher, the grader exited $rc (want 1)"
         elif passed=$(grep -A1 '"config": "ranks=[2-9]' "$work/$launcher.json" | grep -B1 '"status": "PASS"' | grep config); then
-            fail "with the launcher $launcher a run of 2 or more ranks passed: $passed"
+            t_fail "with the launcher $launcher a run of 2 or more ranks passed: $passed"
         elif ! grep -q 'ranks, it ran as rank 0 of 1' <<<"$out"; then
-            fail "with the launcher $launcher the grader does not say what is wrong: $(grep -m1 'reference' <<<"$out")"
+            t_fail "with the launcher $launcher the grader does not say what is wrong: $(grep -m1 'reference' <<<"$out")"
+        elif [ $launcher = one-rank ]; then
+            t_pass "a launcher that ignores -n -> FAIL, \"it ran as rank 0 of 1\""
         else
-            echo "check-hostile: a launcher that $([ $launcher = one-rank ] && echo "ignores -n" || echo "starts lone ranks") -> FAIL, \"it ran as rank 0 of 1\""
+            t_pass "a launcher that starts lone ranks -> FAIL, \"it ran as rank 0 of 1\""
         fi
     done
 else
-    echo "check-hostile: SKIP the MPI cases: mpicc/mpiexec not found (make deps installs MPICH)"
+    t_skip "the MPI cases: mpicc/mpiexec not found (make deps installs MPICH)"
 fi
 
 if [ $mpi_only -eq 0 ]; then
@@ -136,23 +147,23 @@ if [ $mpi_only -eq 0 ]; then
         checked=$((checked + 1))
         err=$("$exe" no_such_argument=1 2>&1 >/dev/null); rc=$?
         if [ $rc -ne 2 ] || [ "$(wc -l <<<"$err")" -ne 1 ]; then
-            fail "$exe no_such_argument=1: exit $rc, stderr: $err"
+            t_fail "$exe no_such_argument=1: exit $rc, stderr: $err"
+        else
+            t_pass
         fi
         err=$("$exe" seed=-5 threads=0 2>&1 >/dev/null); rc=$?
         if [ $rc -ne 2 ] || ! grep -qE 'must be|unknown' <<<"$err"; then
-            fail "$exe seed=-5 threads=0: exit $rc, stderr: $err"
+            t_fail "$exe seed=-5 threads=0: exit $rc, stderr: $err"
+        else
+            t_pass
         fi
     done
 
-    [ $checked -gt 0 ] || fail "no built solutions under build/bin/ref to try bad arguments on (run make check-solutions first)"
+    [ $checked -gt 0 ] || t_fail "no built solutions under build/bin/ref to try bad arguments on (run make check-solutions first)"
 fi
 
-if [ $failures -ne 0 ]; then
-    echo "check-hostile: $failures problem(s)"
-    exit 1
-fi
 if [ $mpi_only -eq 1 ]; then
-    echo "check-hostile: every MPI hostile task got its status, nothing was left running"
+    t_summary check-hostile "every MPI hostile task got its status, nothing was left running"
 else
-    echo "check-hostile: every hostile task got its status, nothing was left running, bad arguments exit 2"
+    t_summary check-hostile "every hostile task got its status, nothing was left running, bad arguments exit 2"
 fi

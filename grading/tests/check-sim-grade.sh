@@ -6,35 +6,46 @@
 # a task that uses cuBLAS is SKIP with the simulator's reason; a host
 # dereference of a device pointer is CRASH with the simulator's message.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 2
 export NO_COLOR=1 GRADE_CUDA=sim
 root=grading/tests/gpu-smoke
 out=build/sim-grade
+. grading/tests/lib-test.sh
 rm -rf "$out" && mkdir -p "$out/task/99_smoke" "$out/cublas/99_smoke" "$out/deref/99_smoke"
-failures=0
-fail() { echo "check-sim-grade: FAILED: $*"; failures=$((failures + 1)); }
 
-grading/bin/prgen "$root/solutions/99_smoke/task1.cu" -o "$out/task/99_smoke/task1.cu" || exit 1
-text=$(grading/bin/grade --root "$root" --tasks-from "$root/solutions" --expect pass --json "$out/pass.json" --junit "$out/pass.xml" 2>&1) ||
-    fail "the fixture's solution does not pass in the simulator: $text"
-grep -q 'PASS (simulated)' <<<"$text" || fail "the terminal does not say PASS (simulated)"
-grep -q '"mode": "sim"' "$out/pass.json" || fail "the report's mode is not sim"
-grep -q '"cuda": "sim"' "$out/pass.json" || fail "the report's machine.cuda is not sim"
-grading/bin/grade --root "$root" --tasks-from "$out/task" --expect fail --quiet --json "$out/fail.json" --junit "$out/fail.xml" >/dev/null ||
-    fail "the fixture's untouched task does not fail in every run in the simulator"
+grading/bin/prgen "$root/solutions/99_smoke/task1.cu" -o "$out/task/99_smoke/task1.cu" || t_abort "prgen failed on the fixture"
+if text=$(grading/bin/grade --root "$root" --tasks-from "$root/solutions" --expect pass --json "$out/pass.json" --junit "$out/pass.xml" 2>&1); then
+    t_pass
+else
+    t_fail "the fixture's solution does not pass in the simulator: $text"
+fi
+if grep -q 'PASS (simulated)' <<<"$text"; then t_pass; else t_fail "the terminal does not say PASS (simulated)"; fi
+if grep -q '"mode": "sim"' "$out/pass.json"; then t_pass; else t_fail "the report's mode is not sim"; fi
+if grep -q '"cuda": "sim"' "$out/pass.json"; then t_pass; else t_fail "the report's machine.cuda is not sim"; fi
+if grading/bin/grade --root "$root" --tasks-from "$out/task" --expect fail --quiet --json "$out/fail.json" --junit "$out/fail.xml" >/dev/null; then
+    t_pass
+else
+    t_fail "the fixture's untouched task does not fail in every run in the simulator"
+fi
 
 # A task that uses cuBLAS cannot run in the simulator: SKIP, with the simulator's reason.
 { echo '#include <cublas_v2.h>'; cat "$root/solutions/99_smoke/task1.cu"; } > "$out/cublas/99_smoke/task1.cu"
 text=$(grading/bin/grade --root "$root" --tasks-from "$out/cublas" --quiet --json "$out/cublas.json" --junit "$out/cublas.xml" 2>&1)
-grep -q '  task1 *SKIP' <<<"$text" && grep -q 'not simulated' <<<"$text" ||
-    fail "a task using cuBLAS is not refused by name: $text"
+if grep -q '  task1 *SKIP' <<<"$text" && grep -q 'not simulated' <<<"$text"; then
+    t_pass
+else
+    t_fail "a task using cuBLAS is not refused by name: $text"
+fi
 
 # A host dereference of a device pointer: CRASH, with the simulator's explanation.
 sed 's|    CHECK(cudaEventRecord(start));|    CHECK(cudaEventRecord(start)); if (n == 1000) printf("%f\\n", dx[0]);|' \
     "$root/solutions/99_smoke/task1.cu" > "$out/deref/99_smoke/task1.cu"
 text=$(grading/bin/grade --root "$root" --tasks-from "$out/deref" --quiet --json "$out/deref.json" --junit "$out/deref.xml" 2>&1)
-grep -q 'CRASH' <<<"$text" && grep -q 'dereferenced device pointer' <<<"$text" ||
-    fail "a host dereference of a device pointer is not CRASH with the simulator's message: $text"
+if grep -q 'CRASH' <<<"$text" && grep -q 'dereferenced device pointer' <<<"$text"; then
+    t_pass
+else
+    t_fail "a host dereference of a device pointer is not CRASH with the simulator's message: $text"
+fi
 
 # CUDA + MPI: a device pointer handed to an MPI that is not CUDA-aware kills the rank
 # in the simulator as on a GPU (room 05, task 1, told the MPI is CUDA-aware when it is not).
@@ -43,12 +54,18 @@ if [ -e "$aware_src" ] && command -v mpiexec >/dev/null 2>&1; then
     if grading/simcc -ccbin "${MPICXX:-mpicxx}" -Igrading -o "$out/aware" "$aware_src" 2>"$out/aware.err"; then
         PR_CUDA_AWARE=1 timeout 60 mpiexec -n 2 "$out/aware" n=1001 >"$out/aware.out" 2>&1
         rc=$?
-        [ $rc -ne 0 ] && grep -q 'dereferenced device pointer' "$out/aware.out" ||
-            fail "a device pointer passed to MPI (PR_CUDA_AWARE=1, simulated) did not crash with the simulator's message (exit $rc)"
-        PR_CUDA_AWARE=0 timeout 60 mpiexec -n 2 "$out/aware" n=1001 >"$out/aware.out" 2>&1 ||
-            fail "room 05 task 1 (simulated, staged) does not pass with 2 ranks"
+        if [ $rc -ne 0 ] && grep -q 'dereferenced device pointer' "$out/aware.out"; then
+            t_pass
+        else
+            t_fail "a device pointer passed to MPI (PR_CUDA_AWARE=1, simulated) did not crash with the simulator's message (exit $rc)"
+        fi
+        if PR_CUDA_AWARE=0 timeout 60 mpiexec -n 2 "$out/aware" n=1001 >"$out/aware.out" 2>&1; then
+            t_pass
+        else
+            t_fail "room 05 task 1 (simulated, staged) does not pass with 2 ranks"
+        fi
     else
-        fail "simcc -ccbin mpicxx does not build $aware_src: $(head -3 "$out/aware.err")"
+        t_fail "simcc -ccbin mpicxx does not build $aware_src: $(head -3 "$out/aware.err")"
     fi
 fi
 
@@ -61,7 +78,7 @@ if command -v nvcc >/dev/null 2>&1; then
         [ -e "$sol" ] || continue
         generated=$out/pristine/${sol#solutions/}
         mkdir -p "$(dirname "$generated")"
-        grading/bin/prgen "$sol" -o "$generated" || fail "prgen $sol"
+        grading/bin/prgen "$sol" -o "$generated" || t_fail "prgen $sol"
         cuda_files+=("$sol" "$generated")
     done
     for f in "${cuda_files[@]}"; do
@@ -69,12 +86,14 @@ if command -v nvcc >/dev/null 2>&1; then
         grep -q '^#define PR_MPI' "$f" && host=(-ccbin "${MPICXX:-mpicxx}")
         room=$(basename "$(dirname "$f")") # a room's own headers, as the grader adds -I ROOT/NN_room
         case $room in [0-9][0-9]_*) [ -d "$room" ] && host+=(-I"$room") ;; esac
-        nvcc "${host[@]}" -arch=sm_75 -Wno-deprecated-gpu-targets -Werror=all-warnings -Igrading -c -o /dev/null "$f" 2>"$out/nvcc.err" ||
-            { fail "nvcc does not compile $f:"; head -5 "$out/nvcc.err"; }
+        if nvcc "${host[@]}" -arch=sm_75 -Wno-deprecated-gpu-targets -Werror=all-warnings -Igrading -c -o /dev/null "$f" 2>"$out/nvcc.err"; then
+            t_pass
+        else
+            t_fail "nvcc does not compile $f:"; head -5 "$out/nvcc.err"
+        fi
     done
 else
-    echo "check-sim-grade: nvcc not found: the nvcc compile check of the fixtures was not done"
+    t_skip "the nvcc compile check of the fixtures: nvcc not found"
 fi
 
-[ $failures -eq 0 ] && echo "check-sim-grade: sim mode: PASS (simulated), untouched task FAIL, cuBLAS SKIP with the reason, host dereference CRASH, device pointer to MPI CRASH"
-exit $((failures > 0))
+t_summary check-sim-grade "sim mode: PASS (simulated), untouched task FAIL, cuBLAS SKIP with the reason, host dereference CRASH, device pointer to MPI CRASH"

@@ -54,25 +54,28 @@ fuzz_tmp=$(mktemp -d "$shm/pr-fuzz.XXXXXX") || { echo "fuzz: cannot make a tempo
 trap 'rm -rf "$fuzz_tmp"' EXIT
 
 failed=0
+# The entries of a folder (ls | wc -l without ls: dot files aside).
+count() { local f n=0; for f in "$1"/*; do if [ -e "$f" ] || [ -L "$f" ]; then n=$((n + 1)); fi; done; echo "$n"; }
 run() { # name, corpus suffix
     local name=$1 what=$2 work=$out/corpus_$2 log=$out/$1.log rc before after runs art where
     mkdir -p "$work"
-    before=$(ls "$out/artifacts" | wc -l)
+    before=$(count "$out/artifacts")
     # Leaks are checked after every input; ASan's own exit code is libFuzzer's.
     TMPDIR=$fuzz_tmp ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} \
         "$out/$name" "$work" "$src/corpus_$what" -dict="$src/$name.dict" \
         -max_total_time="$seconds" -timeout=5 -rss_limit_mb=1024 -max_len=8192 \
         -artifact_prefix="$out/artifacts/$what-" -print_final_stats=1 > "$log" 2>&1
     rc=$?
-    after=$(ls "$out/artifacts" | wc -l)
+    after=$(count "$out/artifacts")
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n1)
     if [ $rc -eq 0 ] && [ "$after" -eq "$before" ]; then
         printf 'fuzz: %-13s OK    %s inputs in %s s, corpus %s files\n' "$name" "${runs:-?}" "$seconds" \
-            "$(ls "$work" | wc -l)"
+            "$(count "$work")"
         return
     fi
     failed=1
     art=$(grep -o "Test unit written to [^ ]*" "$log" | tail -n1 | sed 's/^Test unit written to //')
+    # shellcheck disable=SC2012  # the newest by time; libFuzzer's artifact names are plain
     [ -n "$art" ] || art=$(ls -t "$out"/artifacts/"$what"-* 2>/dev/null | head -n1)
     printf 'fuzz: %-13s FAIL  %s (exit %d)\n' "$name" \
         "$(grep -m1 -E 'ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error:|property violated' "$log" |

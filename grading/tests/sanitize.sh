@@ -33,7 +33,10 @@ say() { echo "sanitize: $*"; }
 elapsed() { echo $(( ($(date +%s%N) - start_ns) / 1000000000 )); }
 
 # ---------------------------------------------------------------- tools ----
-archer_lib() { ls /usr/lib/llvm-*/lib/libarcher.so 2>/dev/null | sort -V | tail -n1; }
+archer_lib() {
+    local f
+    for f in /usr/lib/llvm-*/lib/libarcher.so; do if [ -e "$f" ] || [ -L "$f" ]; then echo "$f"; fi; done | sort -V | tail -n1
+}
 missing_packages() {
     local p=()
     command -v gcc >/dev/null 2>&1 || p+=(gcc)
@@ -146,12 +149,14 @@ add_job() {
         [ -n "$envs" ] && echo "export $envs"
         echo "timeout -k 5 ${JOB_TIMEOUT:-90} $(q "$@") </dev/null >\"\$log\" 2>&1; rc=\$?"
         echo "label=$(q "$label")"
+        # shellcheck disable=SC2016  # a line of the job script: expanded when it runs
         echo 'verdict "$label" "$rc" "$log" "$res"'
     } > "$W/jobs/$id.sh"
 }
 
 # What counts as a report, for every tool.
 report_re='ERROR: (AddressSanitizer|LeakSanitizer)|AddressSanitizer:DEADLYSIGNAL|runtime error:|WARNING: ThreadSanitizer|ThreadSanitizer: |SUMMARY: [A-Za-z]*Sanitizer|ERROR SUMMARY: [1-9]|Possible data race|Lock order|cuda-sim: error'
+# shellcheck disable=SC2317  # the job scripts call it (export -f)
 verdict() {
     local label=$1 rc=$2 log=$3 res=$4 first
     first=$(grep -m1 -n -E "$report_re" "$log" | cut -d: -f1)

@@ -159,6 +159,7 @@ for ((p = 1; p <= passes; p++)); do
     grade_once "pass$p" "${filter[@]}"
     if [ "$p" -eq 1 ] && [ "$passes" -gt 1 ]; then
         each=$((SECONDS - t0))
+        # shellcheck disable=SC2017  # a seed costs about a quarter of a pass, in whole seconds
         echo "stress: pass 1 took $each s; estimated total $(( (each * passes + each / 4 * (seeds - first_seed + 1)) / 60 + 1 )) min"
     fi
 done

@@ -9,7 +9,7 @@
 # grader's own --mpi=pmi2 is what makes MPICH ranks find each other), and allow
 # oversubscription so that 4 ranks fit on 2 cores.
 set -u
-cd "$(dirname "$0")/../../.."
+cd "$(dirname "$0")/../../.." || exit 2
 if [ "$(id -u)" != 0 ]; then
     echo "test-cluster: SKIP the Slurm part: needs root (to install and run slurmctld/slurmd)"
     exit 0

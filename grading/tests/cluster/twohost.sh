@@ -15,7 +15,7 @@
 # namespaces (and with them the veth pair) and kills anything left inside them,
 # also when a step fails.
 set -u
-cd "$(dirname "$0")/../../.."
+cd "$(dirname "$0")/../../.." || exit 2
 say() { echo "test-cluster: $*"; }
 if [ "$(id -u)" != 0 ]; then
     say "SKIP the two-host part: needs root (network namespaces)"
@@ -44,6 +44,7 @@ dir=$(mktemp -d /tmp/pr-twohost-XXXXXX)
 cleanup() {
     for ns in "$ns_a" "$ns_b"; do
         pids=$(ip netns pids "$ns" 2>/dev/null)
+        # shellcheck disable=SC2086  # one PID a word
         [ -n "$pids" ] && kill -9 $pids 2>/dev/null
         ip netns del "$ns" 2>/dev/null # takes its end of the veth pair with it
     done
@@ -52,13 +53,13 @@ cleanup() {
 trap cleanup EXIT
 
 # The two hosts and the wire between them.
-ip netns add "$ns_a" && ip netns add "$ns_b" &&
+{ ip netns add "$ns_a" && ip netns add "$ns_b" &&
     ip link add "pra$$" type veth peer name "prb$$" &&
     ip link set "pra$$" netns "$ns_a" && ip link set "prb$$" netns "$ns_b" &&
     ip -n "$ns_a" link set "pra$$" name "$dev" && ip -n "$ns_b" link set "prb$$" name "$dev" &&
     ip -n "$ns_a" addr add "$addr_a/24" dev "$dev" && ip -n "$ns_b" addr add "$addr_b/24" dev "$dev" &&
     ip -n "$ns_a" link set lo up && ip -n "$ns_b" link set lo up &&
-    ip -n "$ns_a" link set "$dev" up && ip -n "$ns_b" link set "$dev" up ||
+    ip -n "$ns_a" link set "$dev" up && ip -n "$ns_b" link set "$dev" up; } ||
     { say "FAILED: could not set up the two namespaces and their veth pair"; exit 1; }
 say "two hosts: $addr_a (namespace $ns_a) and $addr_b (namespace $ns_b), joined by a veth pair ($dev)"
 
@@ -104,12 +105,12 @@ for sol in solutions/03_mpi/task*.c; do
         ip netns exec "$ns_a" unshare --uts sh -c "hostname host-a; exec timeout -k 5 20 mpiexec -launcher ssh \
             -launcher-exec $dir/netns-ssh -iface $dev -hosts $addr_a,$addr_b -ppn 1 -n 2 $ucx $PWD/$exe $args" >"$out" 2>&1
         rc=$?
-        [ $rc -eq 124 ] && grep -q 'verdict: all results correct' "$out" && [ $local_try -lt 3 ] || break
+        { [ $rc -eq 124 ] && grep -q 'verdict: all results correct' "$out" && [ $local_try -lt 3 ]; } || break
         say "  03_mpi/$id: a correct verdict, then a hang at exit (the MPICH 4.0.2 + UCX bug): trying again"
         local_try=$((local_try + 1))
     done
     ran=$((ran + 1))
-    if [ $rc -eq 0 ] && grep -q 'verdict: all results correct' "$out"; then
+    if [ "$rc" -eq 0 ] && grep -q 'verdict: all results correct' "$out"; then
         say "  03_mpi/$id on host-a and host-b ($args): $(grep -m1 -E '^result ' "$out")"
     else
         say "FAILED: 03_mpi/$id across the two hosts (exit $rc):"; tail -8 "$out"
@@ -128,6 +129,7 @@ fi
 for ns in "$ns_a" "$ns_b"; do
     left=$(ip netns pids "$ns")
     if [ -n "$left" ]; then
+        # shellcheck disable=SC2086  # one PID a word
         say "FAILED: processes left in $ns: $(ps -o pid=,args= -p $left | tr '\n' ';')"
         failures=$((failures + 1))
     fi

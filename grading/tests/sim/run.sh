@@ -5,18 +5,16 @@
 # reduction; and, when nvcc is installed, compiles every .cu with it (no GPU needed).
 # Exit 0 when every check passed.
 set -u
-cd "$(dirname "$0")"
+cd "$(dirname "$0")" || exit 2
 root=$(cd ../../.. && pwd)
 simcc=$root/grading/simcc
-out=$(mktemp -d "${TMPDIR:-/tmp}/simtests.XXXXXX")
-trap 'rm -rf "$out"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); echo "  ok    $*"; }
-bad() { fail=$((fail + 1)); echo "  FAIL  $*"; }
+T_NAME=simulator-tests
+. "$root/grading/tests/lib-test.sh"
+t_tmpdir simtests; out=$T_TMP
 
 build() { # name -> $out/name
     if ! "$simcc" -O2 -I"$root/grading" -o "$out/$1" "$1.cu" >"$out/$1.build" 2>&1; then
-        bad "$1: does not build with simcc:"; sed 's/^/        /' "$out/$1.build" | head -20; return 1
+        t_fail "$1: does not build with simcc:"; sed 's/^/        /' "$out/$1.build" | head -20; return 1
     fi
 }
 
@@ -28,17 +26,17 @@ expect() {
     bash -c 'timeout 60 "$0" >"$1" 2>"$2"; exit $?' "$out/$name" "$out/$name.out" "$out/$name.err" 2>/dev/null; rc=$?
     local got_out; got_out=$(cat "$out/$name.out")
     if [ "$rc" != "$want_rc" ]; then
-        bad "$name: exit status $rc, expected $want_rc"; sed 's/^/        /' "$out/$name.out" "$out/$name.err" | head -10
+        t_fail "$name: exit status $rc, expected $want_rc"; sed 's/^/        /' "$out/$name.out" "$out/$name.err" | head -10
     elif [ "$got_out" != "$want_out" ]; then
-        bad "$name: output differs"; diff <(echo "$want_out") "$out/$name.out" | sed 's/^/        /' | head -10
+        t_fail "$name: output differs"; diff <(echo "$want_out") "$out/$name.out" | sed 's/^/        /' | head -10
     elif [ -n "$want_err" ] && ! grep -Eq -- "$want_err" "$out/$name.err"; then
-        bad "$name: stderr does not match /$want_err/:"; sed 's/^/        /' "$out/$name.err" | head -5
+        t_fail "$name: stderr does not match /$want_err/:"; sed 's/^/        /' "$out/$name.err" | head -5
     else
-        ok "$name"
+        t_pass "$name"
     fi
 }
 
-echo "simulator tests (built with grading/simcc):"
+t_say "the test programs, built with grading/simcc:"
 expect vecadd 0 "wrong 0 sum 20001100015"
 expect reduce 0 "  sum                          got 262138               expected 262138               ok
 result sum = 262138 tol 0
@@ -71,54 +69,60 @@ if build nosync; then
         CUDA_SIM_SEED=$seed timeout 60 "$out/nosync" >"$out/nosync.$seed" 2>&1 && continue
         grep -q "WRONG" "$out/nosync.$seed" && wrong=$((wrong + 1))
     done
-    [ $wrong -eq 5 ] && ok "nosync: wrong with each of 5 seeds" || bad "nosync: wrong with only $wrong of 5 seeds"
+    if [ $wrong -eq 5 ]; then t_pass "nosync: wrong with each of 5 seeds"; else t_fail "nosync: wrong with only $wrong of 5 seeds"; fi
     # With poisoning off the shuffled order alone must still break it.
     wrong=0
     for seed in 1 2 3 4 5; do
         CUDA_SIM_SHARED_POISON=0 CUDA_SIM_SEED=$seed timeout 60 "$out/nosync" >"$out/nosync.p$seed" 2>&1 && continue
         grep -q "WRONG" "$out/nosync.p$seed" && wrong=$((wrong + 1))
     done
-    [ $wrong -eq 5 ] && ok "nosync: wrong with each of 5 seeds without shared-memory poisoning" ||
-        bad "nosync: without poisoning wrong with only $wrong of 5 seeds"
+    if [ $wrong -eq 5 ]; then
+        t_pass "nosync: wrong with each of 5 seeds without shared-memory poisoning"
+    else
+        t_fail "nosync: without poisoning wrong with only $wrong of 5 seeds"
+    fi
 fi
 
 # The same seed gives the same order: a racy result is reproducible.
 if [ -x "$out/nosync" ]; then
     a=$(CUDA_SIM_SHARED_POISON=0 CUDA_SIM_SEED=3 "$out/nosync" 2>&1); b=$(CUDA_SIM_SHARED_POISON=0 CUDA_SIM_SEED=3 "$out/nosync" 2>&1)
-    [ "$a" = "$b" ] && ok "nosync: same seed, same result ($a)" || bad "nosync: seed 3 gave '$a' then '$b'"
+    if [ "$a" = "$b" ]; then t_pass "nosync: same seed, same result ($a)"; else t_fail "nosync: seed 3 gave '$a' then '$b'"; fi
 fi
 
 # Compiler errors point at the user's file and line.
 if "$simcc" -o "$out/lineerr" lineerr.cu >"$out/lineerr.build" 2>&1; then
-    bad "lineerr: built"
+    t_fail "lineerr: built"
 elif grep -q "^lineerr\.cu:11:" "$out/lineerr.build"; then
-    ok "lineerr: the error names lineerr.cu:11"
+    t_pass "lineerr: the error names lineerr.cu:11"
 else
-    bad "lineerr: no error at lineerr.cu:11:"; head -5 "$out/lineerr.build" | sed 's/^/        /'
+    t_fail "lineerr: no error at lineerr.cu:11:"; head -5 "$out/lineerr.build" | sed 's/^/        /'
 fi
 
 # nvcc's own flags that mean nothing to the simulator are accepted, -lineinfo among them
 # (it begins with -l, as libraries do).
 if "$simcc" -O2 -lineinfo --lineinfo -I"$root/grading" -o "$out/vecadd_li" vecadd.cu >"$out/lineinfo.err" 2>&1 &&
    [ -x "$out/vecadd_li" ]; then
-    ok "-lineinfo is accepted and ignored"
+    t_pass "-lineinfo is accepted and ignored"
 else
-    bad "-lineinfo:"; head -5 "$out/lineinfo.err" | sed 's/^/        /'
+    t_fail "-lineinfo:"; head -5 "$out/lineinfo.err" | sed 's/^/        /'
 fi
 
 # What the simulator cannot offer is refused with status 77.
 "$simcc" -o "$out/x" vecadd.cu -lcublas >"$out/cublas.err" 2>&1; rc=$?
-[ $rc -eq 77 ] && grep -q "not simulated: cuBLAS" "$out/cublas.err" && ok "-lcublas refused (77)" || bad "-lcublas: status $rc"
+if [ $rc -eq 77 ] && grep -q "not simulated: cuBLAS" "$out/cublas.err"; then t_pass "-lcublas refused (77)"; else t_fail "-lcublas: status $rc"; fi
 
 # Speed: the 2^20-float reduction in 256-thread blocks (a figure, checked against 2 s).
 if [ -x "$out/reduce" ]; then
     best=""
-    for r in 1 2 3; do
+    for _ in 1 2 3; do
         t=$("$out/reduce" 2>&1 >/dev/null | sed -n 's/.*kernel \([0-9.]*\) s/\1/p')
         [ -z "$best" ] || awk -v a="$t" -v b="$best" 'BEGIN{exit !(a<b)}' && best=$t
     done
-    awk -v t="$best" 'BEGIN{exit !(t < 2.0)}' && ok "reduce 2^20 floats, 256-thread blocks: ${best} s (best of 3; under 2 s)" ||
-        bad "reduce 2^20 floats: ${best} s, not under 2 s"
+    if awk -v t="$best" 'BEGIN{exit !(t < 2.0)}'; then
+        t_pass "reduce 2^20 floats, 256-thread blocks: ${best} s (best of 3; under 2 s)"
+    else
+        t_fail "reduce 2^20 floats: ${best} s, not under 2 s"
+    fi
 fi
 
 # make bench's advanced GPU kernels (grading/bench/gpubench.cu: a fast reduction and a
@@ -126,12 +130,12 @@ fi
 bench_src=$root/grading/bench/gpubench.cu
 if "$simcc" -O2 -I"$root/grading" -o "$out/gpubench" "$bench_src" >"$out/gpubench.build" 2>&1; then
     if timeout 120 "$out/gpubench" what=check >"$out/gpubench.out" 2>&1; then
-        ok "gpubench what=check: $(grep -cE '^check (sum_fast|sgemm_reg) .* ok$' "$out/gpubench.out") kernel checks against the CPU"
+        t_pass "gpubench what=check: $(grep -cE '^check (sum_fast|sgemm_reg) .* ok$' "$out/gpubench.out") kernel checks against the CPU"
     else
-        bad "gpubench what=check:"; grep -v ' ok$' "$out/gpubench.out" | sed 's/^/        /' | head -10
+        t_fail "gpubench what=check:"; grep -v ' ok$' "$out/gpubench.out" | sed 's/^/        /' | head -10
     fi
 else
-    bad "gpubench.cu does not build with simcc:"; sed 's/^/        /' "$out/gpubench.build" | head -10
+    t_fail "gpubench.cu does not build with simcc:"; sed 's/^/        /' "$out/gpubench.build" | head -10
 fi
 
 # The same sources compile with the real nvcc (no GPU needed).
@@ -141,20 +145,19 @@ if command -v "$nvcc" >/dev/null 2>&1; then
     for f in *.cu; do
         [ "$f" = lineerr.cu ] && continue
         if "$nvcc" -arch=sm_75 -Wno-deprecated-gpu-targets -I"$root/grading" -c -o /dev/null "$f" >"$out/nvcc.log" 2>&1; then
-            ok "nvcc compiles $f"
+            t_pass "nvcc compiles $f"
         else
-            bad "nvcc does not compile $f:"; head -10 "$out/nvcc.log" | sed 's/^/        /'
+            t_fail "nvcc does not compile $f:"; head -10 "$out/nvcc.log" | sed 's/^/        /'
         fi
     done
     # CUB and cuBLAS too: the parts of gpubench.cu the simulator leaves out
     if "$nvcc" -O3 -arch=sm_90 -Werror=all-warnings -I"$root/grading" -o "$out/gpubench-gpu" "$bench_src" -lcublas >"$out/nvcc.log" 2>&1; then
-        ok "nvcc compiles and links gpubench.cu (CUB, cuBLAS)"
+        t_pass "nvcc compiles and links gpubench.cu (CUB, cuBLAS)"
     else
-        bad "nvcc does not build gpubench.cu:"; head -10 "$out/nvcc.log" | sed 's/^/        /'
+        t_fail "nvcc does not build gpubench.cu:"; head -10 "$out/nvcc.log" | sed 's/^/        /'
     fi
 else
-    echo "  SKIP  nvcc compile checks: nvcc not found"
+    t_skip "nvcc compile checks: nvcc not found"
 fi
 
-echo "simulator tests: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+t_summary simulator-tests
