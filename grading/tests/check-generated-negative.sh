@@ -27,6 +27,7 @@ plant orphan 'cp solutions/01_threads/task1.c solutions/01_threads/task99.c &&
       "solutions/01_threads/task99.c has no entry in its room's tasks.ini"
 plant edited 'echo "/* edited */" >> 01_threads/task1.c' \
       "the committed 01_threads/task1.c differs from what its solution generates"
+# shellcheck disable=SC2016  # the plant's own shell expands it, in the clone
 plant long 'for i in $(seq 300); do echo "/* padding $i */"; done >> solutions/01_threads/task2.c &&
            grading/bin/prgen solutions/01_threads/task2.c > 01_threads/task2.c' \
       "01_threads/task2.c has 421 lines, more than 300"
