@@ -781,6 +781,490 @@ static void test_toolchain_cuda_mpi(void)
     toolchain_free(&tc);
 }
 
+/* ---- pinned commands: the launchers' argv and environment, every kind's build ------- */
+
+/* Chooses the launcher that starts an MPI task's ranks ("hydra", "openmpi", "srun"), as
+ * detection would, with pmi as srun's --mpi= choice (NULL: the site's default). */
+static void use_launcher(toolchain *tc, const char *name, const char *pmi)
+{
+    tc->mpi_is_openmpi = strcmp(name, "openmpi") == 0;
+    tc->use_srun = strcmp(name, "srun") == 0;
+    free(tc->srun_mpi);
+    tc->srun_mpi = pmi ? xstrdup(pmi) : NULL;
+    free(tc->mpiexec);
+    tc->mpiexec = xstrdup(tc->use_srun ? "srun" : "mpiexec");
+}
+
+/* A run mode as the reports write it. */
+#define MODE_NAME(mode) (mode)
+
+#define WORDS(...) ((const char *const[]){ __VA_ARGS__, NULL })
+#define NO_WORDS ((const char *const[]){ NULL })
+
+/* 1 when got holds exactly the words of want (NULL-terminated); else 0, and both are shown. */
+static int words_are(const strlist *got, const char *const *want)
+{
+    int n = 0;
+    while (want[n])
+        n++;
+    int same = got->count == n;
+    for (int i = 0; same && i < n; i++)
+        same = strcmp(got->items[i], want[i]) == 0;
+    if (!same) {
+        fprintf(stderr, "\n    got: ");
+        for (int i = 0; i < got->count; i++)
+            fprintf(stderr, " %s", got->items[i]);
+        fprintf(stderr, "\n    want:");
+        for (int i = 0; i < n; i++)
+            fprintf(stderr, " %s", want[i]);
+        fprintf(stderr, "\n");
+    }
+    return same;
+}
+
+/* launch_command for an MPI task in "ranks=4 n=7" (with threads: "ranks=4 threads=2 n=7"),
+ * into fresh argv and env. */
+static void launch_four(const toolchain *tc, int threads, strlist *argv, strlist *env)
+{
+    task_meta task;
+    memset(&task, 0, sizeof task);
+    task.kind = "mpi";
+    char *keys[] = { "ranks", "n" }, *values[] = { "4", "7" };
+    char *tkeys[] = { "ranks", "threads", "n" }, *tvalues[] = { "4", "2", "7" };
+    run_config cfg = { .label = "ranks=4 n=7", .nkeys = threads ? 3 : 2, .keys = threads ? tkeys : keys,
+                       .values = threads ? tvalues : values };
+    memset(argv, 0, sizeof *argv);
+    memset(env, 0, sizeof *env);
+    launch_command(tc, &task, &cfg, "./t", argv, env);
+}
+
+/* MPICH's Hydra mpiexec: -n, then -hosts or -f, then MPIEXEC_FLAGS; no environment of its own. */
+static void test_launcher_hydra(void)
+{
+    toolchain tc;
+    fake_toolchain(&tc, 0);
+    use_launcher(&tc, "hydra", NULL);
+    strlist argv, env;
+    launch_four(&tc, 0, &argv, &env);
+    CU_ASSERT(words_are(&argv, WORDS("mpiexec", "-n", "4", "./t", "n=7")));
+    CU_ASSERT(words_are(&env, NO_WORDS));
+    sl_free(&argv), sl_free(&env);
+    tc.hosts = xstrdup("node1,node2");
+    launch_four(&tc, 0, &argv, &env);
+    CU_ASSERT(words_are(&argv, WORDS("mpiexec", "-n", "4", "-hosts", "node1,node2", "./t", "n=7")));
+    CU_ASSERT(words_are(&env, NO_WORDS));
+    sl_free(&argv), sl_free(&env);
+    free(tc.hosts), tc.hosts = NULL;
+    tc.hostfile = xstrdup("/w/hosts.txt");
+    launch_four(&tc, 0, &argv, &env);
+    CU_ASSERT(words_are(&argv, WORDS("mpiexec", "-n", "4", "-f", "/w/hosts.txt", "./t", "n=7")));
+    sl_free(&argv), sl_free(&env);
+    sl_split_words(&tc.mpiexec_flags, "-bind-to none");
+    launch_four(&tc, 1, &argv, &env);
+    CU_ASSERT(words_are(&argv, WORDS("mpiexec", "-n", "4", "-f", "/w/hosts.txt", "-bind-to", "none", "./t",
+                                     "threads=2", "n=7")));
+    CU_ASSERT(words_are(&env, WORDS("OMP_NUM_THREADS=2")));
+    sl_free(&argv), sl_free(&env);
+    toolchain_free(&tc);
+}
+
+/* Open MPI's mpiexec: --host or --hostfile, --oversubscribe, no kill delay unless the user
+ * chose one, and (as root) the two variables that let it start. */
+static void test_launcher_openmpi(void)
+{
+    char *was = getenv("OMPI_MCA_odls_base_sigkill_timeout") ? xstrdup(getenv("OMPI_MCA_odls_base_sigkill_timeout"))
+                                                             : NULL;
+    unsetenv("OMPI_MCA_odls_base_sigkill_timeout");
+    int root = geteuid() == 0;
+    toolchain tc;
+    fake_toolchain(&tc, 0);
+    use_launcher(&tc, "openmpi", NULL);
+    strlist argv, env;
+    launch_four(&tc, 0, &argv, &env);
+    CU_ASSERT(words_are(&argv, WORDS("mpiexec", "-n", "4", "--oversubscribe", "./t", "n=7")));
+    CU_ASSERT(words_are(&env, root ? WORDS("OMPI_MCA_odls_base_sigkill_timeout=0", "OMPI_ALLOW_RUN_AS_ROOT=1",
+                                           "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
+                                   : WORDS("OMPI_MCA_odls_base_sigkill_timeout=0")));
+    sl_free(&argv), sl_free(&env);
+    tc.hosts = xstrdup("node1,node2");
+    launch_four(&tc, 0, &argv, &env);
+    CU_ASSERT(words_are(&argv, WORDS("mpiexec", "-n", "4", "--host", "node1,node2", "--oversubscribe", "./t",
+                                     "n=7")));
+    sl_free(&argv), sl_free(&env);
+    free(tc.hosts), tc.hosts = NULL;
+    tc.hostfile = xstrdup("/w/hosts.txt");
+    sl_split_words(&tc.mpiexec_flags, "--bind-to none");
+    setenv("OMPI_MCA_odls_base_sigkill_timeout", "5", 1); /* the user's own choice: kept */
+    launch_four(&tc, 1, &argv, &env);
+    CU_ASSERT(words_are(&argv, WORDS("mpiexec", "-n", "4", "--hostfile", "/w/hosts.txt", "--oversubscribe",
+                                     "--bind-to", "none", "./t", "threads=2", "n=7")));
+    CU_ASSERT(words_are(&env, root ? WORDS("OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
+                                           "OMP_NUM_THREADS=2")
+                                   : WORDS("OMP_NUM_THREADS=2")));
+    sl_free(&argv), sl_free(&env);
+    if (was)
+        setenv("OMPI_MCA_odls_base_sigkill_timeout", was, 1);
+    else
+        unsetenv("OMPI_MCA_odls_base_sigkill_timeout");
+    free(was);
+    toolchain_free(&tc);
+}
+
+/* Slurm's srun: --overcommit, --kill-on-bad-exit=1, the PMI the MPI speaks unless
+ * MPIEXEC_FLAGS chooses one; hosts are not its business (Slurm places the ranks). */
+static void test_launcher_srun(void)
+{
+    toolchain tc;
+    fake_toolchain(&tc, 0);
+    use_launcher(&tc, "srun", "pmi2");
+    strlist argv, env;
+    launch_four(&tc, 0, &argv, &env);
+    CU_ASSERT(words_are(&argv, WORDS("srun", "--overcommit", "--kill-on-bad-exit=1", "--mpi=pmi2", "-n", "4", "./t",
+                                     "n=7")));
+    CU_ASSERT(words_are(&env, NO_WORDS));
+    sl_free(&argv), sl_free(&env);
+    tc.hosts = xstrdup("node1,node2");
+    launch_four(&tc, 0, &argv, &env);
+    CU_ASSERT(words_are(&argv, WORDS("srun", "--overcommit", "--kill-on-bad-exit=1", "--mpi=pmi2", "-n", "4", "./t",
+                                     "n=7")));
+    CU_ASSERT(words_are(&env, NO_WORDS));
+    sl_free(&argv), sl_free(&env);
+    free(tc.hosts), tc.hosts = NULL;
+    use_launcher(&tc, "srun", NULL); /* no PMI srun knows for this MPI: the site's default */
+    launch_four(&tc, 1, &argv, &env);
+    CU_ASSERT(words_are(&argv, WORDS("srun", "--overcommit", "--kill-on-bad-exit=1", "-n", "4", "./t", "threads=2",
+                                     "n=7")));
+    CU_ASSERT(words_are(&env, WORDS("OMP_NUM_THREADS=2")));
+    sl_free(&argv), sl_free(&env);
+    use_launcher(&tc, "srun", "pmix");
+    sl_split_words(&tc.mpiexec_flags, "--mpi=cray_shasta --exclusive");
+    launch_four(&tc, 0, &argv, &env);
+    CU_ASSERT(words_are(&argv, WORDS("srun", "--overcommit", "--kill-on-bad-exit=1", "-n", "4", "--mpi=cray_shasta",
+                                     "--exclusive", "./t", "n=7")));
+    sl_free(&argv), sl_free(&env);
+    toolchain_free(&tc);
+}
+
+/* A fake MPI in a folder of its own: mpicc, mpiexec printing `version`, and (slurm) an
+ * srun whose --mpi=list prints `plugins`. */
+static char *fake_mpi(const char *version, const char *plugins)
+{
+    char *dir = xstrdup("/tmp/pr-fake-mpi-XXXXXX");
+    if (!mkdtemp(dir))
+        return dir;
+    const char *names[] = { "mpicc", "mpiexec", "srun" };
+    for (int i = 0; i < 3; i++) {
+        if (i == 2 && !plugins)
+            continue;
+        char *path = xasprintf("%s/%s", dir, names[i]);
+        char *text = i == 0 ? xstrdup("#!/bin/sh\nexit 0\n")
+                            : xasprintf("#!/bin/sh\nprintf '%s'\n", i == 1 ? version : plugins);
+        write_file(path, text, strlen(text));
+        chmod(path, 0755);
+        free(path), free(text);
+    }
+    return dir;
+}
+
+/* The variables a toolchain's detection reads, saved and unset; restored (and freed) after. */
+static const char *const detect_vars[] = { "PATH", "MPICC", "MPICXX", "MPIEXEC", "MPIEXEC_FLAGS", "SLURM_JOB_ID",
+                                           "GRADE_HOSTS", "GRADE_HOSTFILE", "GRADE_CUDA", NULL };
+#define NDETECT_VARS (sizeof detect_vars / sizeof detect_vars[0] - 1)
+
+static void save_detect_vars(char **saved)
+{
+    for (size_t i = 0; i < NDETECT_VARS; i++) {
+        saved[i] = getenv(detect_vars[i]) ? xstrdup(getenv(detect_vars[i])) : NULL;
+        unsetenv(detect_vars[i]);
+    }
+}
+
+static void restore_detect_vars(char **saved)
+{
+    for (size_t i = 0; i < NDETECT_VARS; i++) {
+        if (saved[i])
+            setenv(detect_vars[i], saved[i], 1);
+        else
+            unsetenv(detect_vars[i]);
+        free(saved[i]);
+    }
+}
+
+/* toolchain_detect with PATH holding only dir, and the given environment ("NAME=value"
+ * words; every other variable the launcher choice reads unset). */
+static void detect_in(toolchain *tc, const char *dir, const char *const *vars)
+{
+    char *saved[NDETECT_VARS];
+    save_detect_vars(saved);
+    setenv("PATH", dir, 1);
+    for (int i = 0; vars[i]; i++) {
+        char *name = xstrndup(vars[i], strcspn(vars[i], "="));
+        setenv(name, vars[i] + strlen(name) + 1, 1);
+        free(name);
+    }
+    char *top = realpath(".", NULL);
+    toolchain_detect(tc, top);
+    free(top);
+    restore_detect_vars(saved);
+}
+
+static void remove_fake_mpi(char *dir)
+{
+    remove_tree(dir);
+    free(dir);
+}
+
+/* Which launcher detection picks, and the MPI flavour the report names: from
+ * `mpiexec --version`, and srun inside a Slurm allocation. */
+static void test_launcher_detection(void)
+{
+    toolchain tc;
+    strlist argv, env;
+    char *dir = fake_mpi("HYDRA build details:\\n    Version:                                 4.0.2\\n", NULL);
+    detect_in(&tc, dir, WORDS("GRADE_HOSTS=a,b"));
+    CU_ASSERT_STRING_EQUAL(tc.mpi_version, "MPICH 4.0.2, on hosts a,b");
+    launch_four(&tc, 0, &argv, &env);
+    CU_ASSERT(words_are(&argv, WORDS("mpiexec", "-n", "4", "-hosts", "a,b", "./t", "n=7")));
+    sl_free(&argv), sl_free(&env), toolchain_free(&tc);
+    remove_fake_mpi(dir);
+
+    dir = fake_mpi("mpiexec (OpenRTE) 4.1.4\\n\\nReport bugs to http://www.open-mpi.org/community/help/\\n", NULL);
+    detect_in(&tc, dir, WORDS("GRADE_HOSTFILE=/etc/hostname"));
+    CU_ASSERT_STRING_EQUAL(tc.mpi_version, "Open MPI 4.1.4, on the hosts in /etc/hostname");
+    launch_four(&tc, 0, &argv, &env);
+    CU_ASSERT(words_are(&argv, WORDS("mpiexec", "-n", "4", "--hostfile", "/etc/hostname", "--oversubscribe",
+                                     "./t", "n=7")));
+    sl_free(&argv), sl_free(&env), toolchain_free(&tc);
+    remove_fake_mpi(dir);
+
+    /* Slurm: srun starts the ranks; the flavour still from the MPI's own mpiexec. */
+    dir = fake_mpi("mpiexec (Open MPI) 5.0.3\\n", "MPI plugin types are...\\n\\tnone\\n\\tpmi2\\n\\tpmix\\n");
+    detect_in(&tc, dir, WORDS("SLURM_JOB_ID=42"));
+    CU_ASSERT_STRING_EQUAL(tc.mpi_version, "Open MPI 5.0.3, launched by srun");
+    CU_ASSERT_STRING_EQUAL(tc.mpiexec, "srun");
+    launch_four(&tc, 0, &argv, &env);
+    CU_ASSERT(words_are(&argv, WORDS("srun", "--overcommit", "--kill-on-bad-exit=1", "--mpi=pmix", "-n", "4", "./t",
+                                     "n=7")));
+    CU_ASSERT(words_are(&env, NO_WORDS));
+    sl_free(&argv), sl_free(&env), toolchain_free(&tc);
+    remove_fake_mpi(dir);
+
+    /* An srun without PMIx: Open MPI's ranks get the site's default, MPICH's PMI-2 regardless. */
+    dir = fake_mpi("mpiexec (Open MPI) 5.0.3\\n", "MPI plugin types are...\\n\\tnone\\n\\tpmi2\\n");
+    char *srun = xasprintf("%s/srun", dir), *mpiexec_var = xasprintf("MPIEXEC=%s", srun);
+    detect_in(&tc, dir, WORDS("SLURM_JOB_ID=42", mpiexec_var)); /* MPIEXEC=srun by name: the same */
+    CU_ASSERT_STRING_EQUAL(tc.mpi_version, "Open MPI 5.0.3, launched by srun");
+    CU_ASSERT_STRING_EQUAL(tc.mpiexec, srun);
+    launch_four(&tc, 0, &argv, &env);
+    CU_ASSERT(words_are(&argv, WORDS(srun, "--overcommit", "--kill-on-bad-exit=1", "-n", "4", "./t", "n=7")));
+    sl_free(&argv), sl_free(&env), toolchain_free(&tc);
+    free(srun), free(mpiexec_var);
+    remove_fake_mpi(dir);
+
+    dir = fake_mpi("HYDRA build details:\\n    Version:  4.2.0\\n", "MPI plugin types are...\\n\\tnone\\n");
+    detect_in(&tc, dir, WORDS("SLURM_JOB_ID=42"));
+    CU_ASSERT_STRING_EQUAL(tc.mpi_version, "MPICH 4.2.0, launched by srun");
+    launch_four(&tc, 0, &argv, &env);
+    CU_ASSERT(words_are(&argv, WORDS("srun", "--overcommit", "--kill-on-bad-exit=1", "--mpi=pmi2", "-n", "4", "./t",
+                                     "n=7")));
+    sl_free(&argv), sl_free(&env), toolchain_free(&tc);
+    /* MPIEXEC=mpiexec inside the allocation: the MPI's own launcher after all; HOSTS allowed */
+    detect_in(&tc, dir, WORDS("SLURM_JOB_ID=42", "MPIEXEC=mpiexec"));
+    CU_ASSERT_STRING_EQUAL(tc.mpi_version, "MPICH 4.2.0");
+    launch_four(&tc, 0, &argv, &env);
+    CU_ASSERT(words_are(&argv, WORDS("mpiexec", "-n", "4", "./t", "n=7")));
+    sl_free(&argv), sl_free(&env), toolchain_free(&tc);
+    remove_fake_mpi(dir);
+
+    /* An mpiexec that names neither: launched as MPICH's is. */
+    dir = fake_mpi("some other mpiexec 1.0\\n", NULL);
+    detect_in(&tc, dir, WORDS("GRADE_HOSTS=a"));
+    CU_ASSERT_STRING_EQUAL(tc.mpi_version, "unknown MPI, on hosts a");
+    launch_four(&tc, 0, &argv, &env);
+    CU_ASSERT(words_are(&argv, WORDS("mpiexec", "-n", "4", "-hosts", "a", "./t", "n=7")));
+    sl_free(&argv), sl_free(&env), toolchain_free(&tc);
+    remove_fake_mpi(dir);
+}
+
+/* HOSTS/HOSTFILE inside a Slurm allocation where srun would launch: refused. */
+static void test_hosts_under_slurm(void)
+{
+    char *dir = fake_mpi("HYDRA\\n", "none\\n");
+    char *saved[NDETECT_VARS];
+    save_detect_vars(saved);
+    setenv("PATH", dir, 1);
+    setenv("SLURM_JOB_ID", "42", 1);
+    setenv("GRADE_HOSTS", "a,b", 1);
+    char *why = toolchain_check_hosts();
+    CU_ASSERT_PTR_NOT_NULL(why && strstr(why, "HOSTS/HOSTFILE are for mpiexec: inside a Slurm allocation srun"));
+    free(why);
+    setenv("MPIEXEC", "mpiexec", 1);
+    why = toolchain_check_hosts();
+    CU_ASSERT_PTR_NULL(why);
+    free(why);
+    restore_detect_vars(saved);
+    remove_fake_mpi(dir);
+}
+
+/* Every kind as it builds, runs and skips: the build command on a GPU machine (native)
+ * and on one without (the simulator where the kind can be simulated), with and without
+ * -Werror; the launcher and CUDA questions; the run mode. */
+static void test_kinds_build_commands(void)
+{
+#define I_PATHS "-I/w/grading", "-I/w/01_x"
+    static const struct {
+        const char *kind;
+        int launcher, cuda;
+        const char *sim_mode;         /* toolchain_mode without a GPU */
+        const char *native[20], *sim[20], *werror[20];
+    } want[] = {
+        { "c", 0, 0, "native",
+          { "cc", "-std=c11", "-O2", I_PATHS, "-o", "t", "t.src", "-lm" },
+          { "cc", "-std=c11", "-O2", I_PATHS, "-o", "t", "t.src", "-lm" },
+          { "cc", "-std=c11", "-O2", "-Werror", I_PATHS, "-o", "t", "t.src", "-lm" } },
+        { "pthreads", 0, 0, "native",
+          { "cc", "-std=c11", "-O2", I_PATHS, "-o", "t", "t.src", "-pthread", "-lm" },
+          { "cc", "-std=c11", "-O2", I_PATHS, "-o", "t", "t.src", "-pthread", "-lm" },
+          { "cc", "-std=c11", "-O2", "-Werror", I_PATHS, "-o", "t", "t.src", "-pthread", "-lm" } },
+        { "openmp", 0, 0, "native",
+          { "cc", "-std=c11", "-O2", I_PATHS, "-o", "t", "t.src", "-fopenmp", "-pthread", "-lm" },
+          { "cc", "-std=c11", "-O2", I_PATHS, "-o", "t", "t.src", "-fopenmp", "-pthread", "-lm" },
+          { "cc", "-std=c11", "-O2", "-Werror", I_PATHS, "-o", "t", "t.src", "-fopenmp", "-pthread", "-lm" } },
+        { "processes", 0, 0, "native",
+          { "cc", "-std=c11", "-O2", I_PATHS, "-o", "t", "t.src", "-pthread", "-lm" },
+          { "cc", "-std=c11", "-O2", I_PATHS, "-o", "t", "t.src", "-pthread", "-lm" },
+          { "cc", "-std=c11", "-O2", "-Werror", I_PATHS, "-o", "t", "t.src", "-pthread", "-lm" } },
+        { "mpi", 1, 0, "native",
+          { "mpicc", "-std=c11", "-O2", I_PATHS, "-o", "t", "t.src", "-lm" },
+          { "mpicc", "-std=c11", "-O2", I_PATHS, "-o", "t", "t.src", "-lm" },
+          { "mpicc", "-std=c11", "-O2", "-Werror", I_PATHS, "-o", "t", "t.src", "-lm" } },
+        { "cuda", 0, 1, "sim",
+          { "nvcc", "-O2", "-arch=native", I_PATHS, "-o", "t", "t.src", "-lm" },
+          { "/w/grading/simcc", "-O2", I_PATHS, "-o", "t", "t.src", "-lm" },
+          { "nvcc", "-O2", "-arch=native", "-Werror=all-warnings", I_PATHS, "-o", "t", "t.src", "-lm" } },
+        { "cuda_mpi", 1, 1, "sim",
+          { "nvcc", "-O2", "-arch=native", "-ccbin", "mpicxx", I_PATHS, "-o", "t", "t.src", "-lm" },
+          { "/w/grading/simcc", "-O2", "-ccbin", "mpicxx", I_PATHS, "-o", "t", "t.src", "-lm" },
+          { "nvcc", "-O2", "-arch=native", "-Werror=all-warnings", "-ccbin", "mpicxx", I_PATHS, "-o", "t", "t.src",
+            "-lm" } },
+        { "nccl", 1, 1, "native",
+          { "nvcc", "-O2", "-arch=native", "-ccbin", "mpicxx", I_PATHS, "-o", "t", "t.src", "-lnccl", "-lm" },
+          { "nvcc", "-O2", "-arch=native", "-ccbin", "mpicxx", I_PATHS, "-o", "t", "t.src", "-lnccl", "-lm" },
+          { "nvcc", "-O2", "-arch=native", "-Werror=all-warnings", "-ccbin", "mpicxx", I_PATHS, "-o", "t", "t.src",
+            "-lnccl", "-lm" } },
+    };
+#undef I_PATHS
+    toolchain gpu, cpu;
+    fake_toolchain(&gpu, 1);
+    fake_toolchain(&cpu, 0);
+    sl_split_words(&gpu.cflags, "-std=c11 -O2");
+    sl_split_words(&cpu.cflags, "-std=c11 -O2");
+    for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+        task_meta task;
+        memset(&task, 0, sizeof task);
+        task.kind = (char *)want[k].kind;
+        task.room = "01_x";
+        CU_ASSERT_EQUAL(task_uses_launcher(&task), want[k].launcher);
+        CU_ASSERT_EQUAL(task_uses_cuda(&task), want[k].cuda);
+        CU_ASSERT_STRING_EQUAL(MODE_NAME(toolchain_mode(&gpu, &task)), "native");
+        CU_ASSERT_STRING_EQUAL(MODE_NAME(toolchain_mode(&cpu, &task)), want[k].sim_mode);
+        strlist cmd = { 0 };
+        build_command(&gpu, &task, "t.src", "t", &cmd);
+        CU_ASSERT(words_are(&cmd, want[k].native));
+        sl_free(&cmd);
+        build_command(&cpu, &task, "t.src", "t", &cmd);
+        CU_ASSERT(words_are(&cmd, want[k].sim));
+        sl_free(&cmd);
+        gpu.werror = 1;
+        build_command(&gpu, &task, "t.src", "t", &cmd);
+        CU_ASSERT(words_are(&cmd, want[k].werror));
+        sl_free(&cmd);
+        gpu.werror = 0;
+        /* -Werror never reaches the simulator */
+        cpu.werror = 1;
+        build_command(&cpu, &task, "t.src", "t", &cmd);
+        if (strcmp(want[k].sim_mode, "sim") == 0)
+            CU_ASSERT(words_are(&cmd, want[k].sim));
+        sl_free(&cmd);
+        cpu.werror = 0;
+        /* a program that is not MPI runs bare; one that is, under the launcher */
+        char *keys[] = { "ranks", "n" }, *values[] = { "2", "7" };
+        run_config cfg = { .label = "ranks=2 n=7", .nkeys = 2, .keys = keys, .values = values };
+        strlist env = { 0 };
+        launch_command(&cpu, &task, &cfg, "./t", &cmd, &env);
+        CU_ASSERT(words_are(&cmd, want[k].launcher ? WORDS("mpiexec", "-n", "2", "./t", "n=7") : WORDS("./t", "n=7")));
+        sl_free(&cmd), sl_free(&env);
+    }
+    toolchain_free(&gpu);
+    toolchain_free(&cpu);
+}
+
+/* Every kind's SKIP reason on machines that lack something, word for word. */
+static void test_kinds_skip_reasons(void)
+{
+    static const char *const no_mpi = "no MPI here (mpicc / mpiexec not found): `make deps` installs MPICH";
+    static const char *const no_cxx = "no MPI C++ compiler wrapper (/nonexistent/mpicxx not found; set MPICXX): CUDA "
+                                      "code with MPI is built with it as nvcc's host compiler";
+    static const char *const no_gpu = "needs an NVIDIA GPU and nvcc (no GPU found), or the CPU simulator "
+                                      "(grading/simcc, not found)";
+    static const char *const no_nvcc = "needs an NVIDIA GPU and nvcc (nvcc not found), or the CPU simulator "
+                                       "(grading/simcc, not found)";
+    static const char *const no_nccl = "needs an NVIDIA GPU and nvcc (no GPU found): the CPU simulator does not do "
+                                       "NCCL";
+    static const struct {
+        const char *kind;
+        const char *without_mpi, *without_cxx, *without_gpu_or_sim, *without_nvcc_or_sim, *without_gpu;
+    } want[] = {
+        { "c", NULL, NULL, NULL, NULL, NULL },
+        { "pthreads", NULL, NULL, NULL, NULL, NULL },
+        { "openmp", NULL, NULL, NULL, NULL, NULL },
+        { "processes", NULL, NULL, NULL, NULL, NULL },
+        { "mpi", no_mpi, NULL, NULL, NULL, NULL },
+        { "cuda", NULL, NULL, no_gpu, no_nvcc, NULL },
+        { "cuda_mpi", no_mpi, no_cxx, no_gpu, no_nvcc, NULL },
+        { "nccl", no_mpi, no_cxx, no_nccl, "needs an NVIDIA GPU and nvcc (nvcc not found): the CPU simulator does not "
+                                           "do NCCL", no_nccl },
+    };
+    for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+        task_meta task;
+        memset(&task, 0, sizeof task);
+        task.kind = (char *)want[k].kind;
+        task.room = "01_x";
+        for (int lack = 0; lack < 5; lack++) {
+            toolchain tc;
+            fake_toolchain(&tc, lack != 2 && lack != 4);
+            const char *expected = NULL;
+            int gpu_only = 0;
+            switch (lack) {
+            case 0: tc.have_mpi = 0, expected = want[k].without_mpi; break;
+            case 1: free(tc.mpicxx), tc.mpicxx = xstrdup("/nonexistent/mpicxx"), expected = want[k].without_cxx; break;
+            case 2: free(tc.simcc), tc.simcc = NULL, expected = want[k].without_gpu_or_sim; gpu_only = 1; break;
+            case 3: free(tc.simcc), tc.simcc = NULL, tc.have_nvcc = 0, expected = want[k].without_nvcc_or_sim;
+                    gpu_only = 1; break;
+            case 4: expected = want[k].without_gpu; gpu_only = 1; break; /* the simulator is here */
+            }
+            if (lack != 1) { /* an mpicxx that is surely there */
+                free(tc.mpicxx);
+                tc.mpicxx = xstrdup("/bin/sh");
+            }
+            int needs_gpu = -1;
+            char *why = toolchain_skip_reason(&tc, &task, &needs_gpu);
+            if (expected) {
+                CU_ASSERT_PTR_NOT_NULL(why);
+                if (why && strcmp(why, expected) != 0)
+                    fprintf(stderr, "\n    %s, case %d: got %s\n", want[k].kind, lack, why);
+                CU_ASSERT(why && strcmp(why, expected) == 0);
+                CU_ASSERT_EQUAL(needs_gpu, gpu_only);
+            } else {
+                CU_ASSERT_PTR_NULL(why);
+                CU_ASSERT_EQUAL(needs_gpu, 0);
+            }
+            free(why);
+            toolchain_free(&tc);
+        }
+    }
+}
+
 /* Gradescope's file and the progress record, from a report of two tasks. */
 static void test_gradescope_and_progress(void)
 {
@@ -914,6 +1398,13 @@ int main(void)
         { "toolchain", "CUDA + MPI: simulated or native, libraries, skips", test_toolchain_cuda_mpi },
         { "toolchain", "MPICXX and MPIEXEC that belong to MPICC", test_mpi_sibling },
         { "toolchain", "the CUDA-aware MPI probe", test_toolchain_cuda_aware_probe },
+        { "toolchain", "every kind's build command, native and simulated", test_kinds_build_commands },
+        { "toolchain", "every kind's SKIP reasons", test_kinds_skip_reasons },
+        { "launchers", "MPICH's Hydra mpiexec: argv and env for 4 ranks", test_launcher_hydra },
+        { "launchers", "Open MPI's mpiexec: argv and env for 4 ranks", test_launcher_openmpi },
+        { "launchers", "Slurm's srun: argv and env for 4 ranks", test_launcher_srun },
+        { "launchers", "detection: mpiexec --version, Slurm", test_launcher_detection },
+        { "launchers", "HOSTS under Slurm's srun", test_hosts_under_slurm },
         { "report", "Gradescope's results.json and the progress record", test_gradescope_and_progress },
     };
     CU_pSuite suite = NULL;
