@@ -106,7 +106,7 @@ static char *build(const grade_context *ctx, const task_meta *task, const char *
     run_in_scratch(&cmd, NULL, BUILD_TIMEOUT * ctx->timeout_scale, BUILD_OUTPUT_CAP, &res);
     char *failure = NULL;
     if (res.outcome == RUN_EXITED && res.exit_code == SIMCC_NOT_SIMULATED &&
-        strcmp(toolchain_mode(ctx->tc, task), "sim") == 0) {
+        toolchain_mode(ctx->tc, task) == MODE_SIM) {
         *not_simulated = 1;
         failure = first_lines(res.err, 1, 300);
         failure[strcspn(failure, "\n")] = '\0';
@@ -172,43 +172,6 @@ static char *build_reference(const grade_context *ctx, const task_meta *task, co
     unlink(tmp);
     free(tmp);
     return failure;
-}
-
-int launcher_reported_signal(const char *err)
-{
-    /* MPICH (Hydra): "YOUR APPLICATION TERMINATED WITH THE EXIT STRING: Segmentation fault (signal 11)"
-     * Open MPI:      "... process rank 1 with PID 0 on node x exited on signal 11 (Segmentation fault)." */
-    static const char *const markers[] = { "EXIT STRING:", "exited on signal " };
-    for (size_t m = 0; m < sizeof markers / sizeof markers[0]; m++) {
-        const char *at = err ? strstr(err, markers[m]) : NULL;
-        if (!at)
-            continue;
-        const char *line_end = strchr(at, '\n');
-        const char *sig = strstr(at, m == 0 ? "(signal " : "exited on signal ");
-        if (!sig || (line_end && sig > line_end))
-            continue;
-        int number = atoi(sig + strlen(m == 0 ? "(signal " : "exited on signal "));
-        if (number > 0 && number < 65)
-            return number;
-    }
-    /* srun: "srun: error: node1: task 1: Segmentation fault" (the signal's description) */
-    for (const char *at = err ? strstr(err, "srun: error: ") : NULL; at; at = strstr(at + 1, "srun: error: ")) {
-        const char *task = strstr(at, ": task ");
-        const char *line_end = strchr(at, '\n');
-        if (!task || (line_end && task > line_end))
-            continue;
-        const char *words = strchr(task + strlen(": task "), ':');
-        if (!words || (line_end && words > line_end))
-            continue;
-        words += 2;
-        size_t len = line_end ? (size_t)(line_end - words) : strlen(words);
-        for (int sig = 1; sig < 65; sig++) {
-            const char *text = strsignal(sig);
-            if (text && strlen(text) == len && strncmp(text, words, len) == 0 && sig != SIGTERM && sig != SIGKILL)
-                return sig;
-        }
-    }
-    return 0;
 }
 
 /* The CUDA simulator's own explanation ("cuda-sim: error: ..."), one line, or NULL. */
@@ -381,7 +344,7 @@ static char *reference_failure_cause(const toolchain *tc, const task_meta *task,
     if (gpu)
         return xstrdup(gpu);
     const char *aware = getenv("PR_CUDA_AWARE");
-    if (aware && strcmp(aware, "1") == 0 && strcmp(task->kind, "cuda_mpi") == 0)
+    if (aware && strcmp(aware, "1") == 0 && (task_kind(task)->flags & KIND_CUDA_AWARE))
         return xstrdup("PR_CUDA_AWARE=1 is set: with an MPI that is not CUDA-aware, device "
                        "pointers handed to MPI crash every program; unset it");
     if (!task_uses_launcher(task))

@@ -30,14 +30,12 @@ void grade_task(const grade_context *ctx, const task_meta *task, int index, int 
 void task_report_free(task_report *tr);
 
 /* The status a finished run of the task deserves, given the reference's results
- * (NULL when the reference itself failed); via_launcher: it ran under mpiexec,
- * which turns a rank's signal into an exit status.  *message gets a new string or NULL.
+ * (NULL when the reference itself failed); via_launcher: it ran under the MPI
+ * launcher, which turns a rank's signal into an exit status (and says which signal:
+ * launcher_reported_signal, launchers.h).  *message gets a new string or NULL.
  * Exposed for the unit tests. */
 grade_status judge_run(const run_result *task_run, double timeout, const result_set *expected,
                        int via_launcher, char **message);
-/* A rank's death as the MPI launcher reports it on stderr (MPICH's Hydra or
- * Open MPI's mpiexec): the signal number, or 0. */
-int launcher_reported_signal(const char *err);
 /* Why CUDA programs fail on this machine whatever their code, read from what a run
  * printed (a driver older than the toolkit; a GPU that takes one process at a time):
  * a fixed string, or NULL when the output names neither. */

@@ -1,7 +1,9 @@
 /* unit_tests.c -- CUnit tests of the grader's own code: the result-line parser
- * and comparator, the metadata reader, the task generator, and the runner
+ * and comparator, the metadata reader, the task generator, the runner
  * against children that hang, crash, flood output, ignore SIGTERM or leave a
- * detached grandchild behind.
+ * detached grandchild behind, and the commands made from the kinds and launchers
+ * tables (every kind's build command and SKIP reasons, every launcher's argv and
+ * environment, pinned word for word).
  *
  * The exit status is the number of failures (capped), read before the registry
  * is cleaned up. */
@@ -235,6 +237,9 @@ static void test_room_load(void)
     CU_ASSERT_STRING_EQUAL(room.tasks[0].hints[2], "nearly the code");
     CU_ASSERT_STRING_EQUAL(room.tasks[0].libs, "-lcublas");
     CU_ASSERT_PTR_NULL(room.tasks[1].libs);
+    /* the kind's row, found once at load */
+    CU_ASSERT(room.tasks[0].kind_entry == kind_lookup("openmp") && task_kind(&room.tasks[0]) == kind_lookup("openmp"));
+    CU_ASSERT(room.tasks[1].kind_entry == kind_lookup("c"));
     CU_ASSERT_DOUBLE_EQUAL(room.tasks[1].timeout, 10.0, 1e-12);
     CU_ASSERT_EQUAL(room.tasks[1].nhints, 1); /* a default hint */
     CU_ASSERT_PTR_NOT_NULL(room.tasks[1].hints[0]);
@@ -264,7 +269,8 @@ static void test_room_load_errors(void)
     room_meta room;
     char err[400] = "";
     CU_ASSERT_EQUAL(load_ini("[task1]\ntitle = A\nsource = a.c\nkind = fortran\nruns = n=1\n", &room, err, sizeof err), -1);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err, "unknown kind 'fortran'"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "unknown kind 'fortran' (known: c pthreads openmp processes mpi cuda cuda_mpi "
+                                       "nccl)"));
     CU_ASSERT_PTR_NOT_NULL(strstr(err, ":4:")); /* the line of the kind */
     free_room(&room);
     /* A malformed line before it: that line is the first error, with its own number. */
@@ -700,7 +706,7 @@ static void test_toolchain_cuda_mpi(void)
     char *why = toolchain_skip_reason(&tc, &task, &needs_gpu);
     CU_ASSERT_PTR_NULL(why);
     free(why);
-    CU_ASSERT_STRING_EQUAL(toolchain_mode(&tc, &task), "sim");
+    CU_ASSERT_EQUAL(toolchain_mode(&tc, &task), MODE_SIM);
     strlist cmd = { 0 };
     build_command(&tc, &task, "t.cu", "t", &cmd);
     CU_ASSERT_STRING_EQUAL(cmd.items[0], "/w/grading/simcc");
@@ -721,7 +727,7 @@ static void test_toolchain_cuda_mpi(void)
     /* A GPU: nvcc, the wrapper again, and a library that is not installed left out. */
     fake_toolchain(&tc, 1);
     task.kind = "cuda_mpi";
-    CU_ASSERT_STRING_EQUAL(toolchain_mode(&tc, &task), "native");
+    CU_ASSERT_EQUAL(toolchain_mode(&tc, &task), MODE_NATIVE);
     build_command(&tc, &task, "t.cu", "t", &cmd);
     CU_ASSERT_STRING_EQUAL(cmd.items[0], "nvcc");
     CU_ASSERT(has_word(&cmd, "-ccbin") && has_word(&cmd, "mpicxx"));
@@ -741,7 +747,7 @@ static void test_toolchain_cuda_mpi(void)
     CU_ASSERT(cmd.count == 7 && strcmp(cmd.items[3], "-hosts") == 0 && strcmp(cmd.items[4], "node1,node2") == 0);
     CU_ASSERT(has_word(&cmd, "n=7") && !has_word(&cmd, "ranks=3"));
     sl_free(&cmd);
-    tc.mpi_is_openmpi = 1;
+    tc.launcher = launcher_lookup("openmpi");
     unsetenv("OMPI_MCA_odls_base_sigkill_timeout");
     launch_command(&tc, &task, &cfg, "./t", &cmd, &env);
     CU_ASSERT(has_word(&cmd, "--host") && has_word(&cmd, "--oversubscribe"));
@@ -753,7 +759,7 @@ static void test_toolchain_cuda_mpi(void)
     /* Inside a Slurm allocation srun starts the ranks, with the PMI the MPI speaks. */
     free(tc.hosts), tc.hosts = NULL;
     free(tc.mpiexec), tc.mpiexec = xstrdup("srun");
-    tc.use_srun = 1, tc.srun_mpi = xstrdup("pmix");
+    tc.launcher = launcher_lookup("srun"), tc.pmi = xstrdup("pmix");
     launch_command(&tc, &task, &cfg, "./t", &cmd, &env);
     CU_ASSERT_STRING_EQUAL(cmd.items[0], "srun");
     CU_ASSERT(has_word(&cmd, "--mpi=pmix") && has_word(&cmd, "--kill-on-bad-exit=1"));
@@ -764,7 +770,7 @@ static void test_toolchain_cuda_mpi(void)
     CU_ASSERT(has_word(&cmd, "--mpi=cray_shasta") && !has_word(&cmd, "--mpi=pmix"));
     sl_free(&cmd);
     sl_free(&tc.mpiexec_flags);
-    free(tc.srun_mpi), tc.srun_mpi = NULL; /* no PMI srun knows: the site's default */
+    free(tc.pmi), tc.pmi = NULL; /* no PMI srun knows: the site's default */
     launch_command(&tc, &task, &cfg, "./t", &cmd, &env);
     for (int i = 0; i < cmd.count; i++)
         CU_ASSERT(strncmp(cmd.items[i], "--mpi", 5) != 0);
@@ -787,16 +793,16 @@ static void test_toolchain_cuda_mpi(void)
  * detection would, with pmi as srun's --mpi= choice (NULL: the site's default). */
 static void use_launcher(toolchain *tc, const char *name, const char *pmi)
 {
-    tc->mpi_is_openmpi = strcmp(name, "openmpi") == 0;
-    tc->use_srun = strcmp(name, "srun") == 0;
-    free(tc->srun_mpi);
-    tc->srun_mpi = pmi ? xstrdup(pmi) : NULL;
+    tc->launcher = launcher_lookup(name);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(tc->launcher);
+    free(tc->pmi);
+    tc->pmi = pmi ? xstrdup(pmi) : NULL;
     free(tc->mpiexec);
-    tc->mpiexec = xstrdup(tc->use_srun ? "srun" : "mpiexec");
+    tc->mpiexec = xstrdup(tc->launcher->program ? tc->launcher->program : "mpiexec");
 }
 
 /* A run mode as the reports write it. */
-#define MODE_NAME(mode) (mode)
+#define MODE_NAME(mode) run_mode_name(mode)
 
 #define WORDS(...) ((const char *const[]){ __VA_ARGS__, NULL })
 #define NO_WORDS ((const char *const[]){ NULL })
@@ -866,6 +872,12 @@ static void test_launcher_hydra(void)
     CU_ASSERT(words_are(&env, WORDS("OMP_NUM_THREADS=2")));
     sl_free(&argv), sl_free(&env);
     toolchain_free(&tc);
+    /* A rank's signal, as Hydra says it (on stdout); not the others' words. */
+    const launcher *hydra = launcher_lookup("hydra");
+    CU_ASSERT_EQUAL(hydra->reported_signal("YOUR APPLICATION TERMINATED WITH THE EXIT STRING: Killed (signal 9)\n"), 9);
+    CU_ASSERT_EQUAL(hydra->reported_signal("EXIT STRING: Terminated\n(signal 15)\n"), 0); /* not on its line */
+    CU_ASSERT_EQUAL(hydra->reported_signal("... exited on signal 11 (Segmentation fault).\n"), 0);
+    CU_ASSERT_EQUAL(hydra->reported_signal(NULL), 0);
 }
 
 /* Open MPI's mpiexec: --host or --hostfile, --oversubscribe, no kill delay unless the user
@@ -908,6 +920,11 @@ static void test_launcher_openmpi(void)
         unsetenv("OMPI_MCA_odls_base_sigkill_timeout");
     free(was);
     toolchain_free(&tc);
+    const launcher *openmpi = launcher_lookup("openmpi");
+    CU_ASSERT_EQUAL(openmpi->reported_signal("mpiexec noticed that process rank 1 with PID 0 on node n1 exited on "
+                                             "signal 6 (Aborted).\n"), 6);
+    CU_ASSERT_EQUAL(openmpi->reported_signal("EXIT STRING: Aborted (signal 6)\n"), 0);
+    CU_ASSERT_EQUAL(openmpi->reported_signal(NULL), 0);
 }
 
 /* Slurm's srun: --overcommit, --kill-on-bad-exit=1, the PMI the MPI speaks unless
@@ -943,6 +960,33 @@ static void test_launcher_srun(void)
                                      "--exclusive", "./t", "n=7")));
     sl_free(&argv), sl_free(&env);
     toolchain_free(&tc);
+    /* srun names the signal's description per task; Terminated and Killed are its own clean-up. */
+    const launcher *srun = launcher_lookup("srun");
+    CU_ASSERT_EQUAL(srun->reported_signal("srun: error: node7: task 0: Terminated\n"
+                                          "srun: error: node7: task 2: Aborted\n"), SIGABRT);
+    CU_ASSERT_EQUAL(srun->reported_signal("srun: error: node7: task 1: Killed\n"), 0);
+    CU_ASSERT_EQUAL(srun->reported_signal("EXIT STRING: Aborted (signal 6)\n"), 0);
+    CU_ASSERT_PTR_NOT_NULL(srun->no_hosts); /* HOSTS are refused under it (test_hosts_under_slurm) */
+}
+
+/* Every launcher in the table has its test above: adding a row means adding its test. */
+static void test_launchers_all_tested(void)
+{
+    static const char *const tested[] = { "hydra", "openmpi", "srun" };
+    CU_ASSERT_EQUAL(nlaunchers, (int)(sizeof tested / sizeof tested[0]));
+    for (int i = 0; i < nlaunchers; i++) {
+        int found = 0;
+        for (size_t t = 0; t < sizeof tested / sizeof tested[0]; t++)
+            found |= strcmp(launchers[i].name, tested[t]) == 0;
+        if (!found)
+            fprintf(stderr, "\n    launcher %s has no test of its argv and env\n", launchers[i].name);
+        CU_ASSERT(found);
+        /* a row is chosen one way or the other, and can launch */
+        CU_ASSERT((launchers[i].chosen_by_environment != NULL) != (launchers[i].version_marks != NULL));
+        CU_ASSERT_PTR_NOT_NULL(launchers[i].command);
+        CU_ASSERT(!launchers[i].version_marks || (launchers[i].version && launchers[i].pmi));
+        CU_ASSERT(!launchers[i].chosen_by_environment || launchers[i].program);
+    }
 }
 
 /* A fake MPI in a folder of its own: mpicc, mpiexec printing `version`, and (slurm) an
@@ -1154,6 +1198,11 @@ static void test_kinds_build_commands(void)
             "-lnccl", "-lm" } },
     };
 #undef I_PATHS
+    /* every row of the kinds table, and no other */
+    CU_ASSERT_EQUAL(nkinds, (int)(sizeof want / sizeof want[0]));
+    for (size_t k = 0; k < sizeof want / sizeof want[0]; k++)
+        CU_ASSERT(kind_lookup(want[k].kind) == &kinds[k]);
+    CU_ASSERT_PTR_NULL(kind_lookup("fortran"));
     toolchain gpu, cpu;
     fake_toolchain(&gpu, 1);
     fake_toolchain(&cpu, 0);
@@ -1405,6 +1454,7 @@ int main(void)
         { "launchers", "Slurm's srun: argv and env for 4 ranks", test_launcher_srun },
         { "launchers", "detection: mpiexec --version, Slurm", test_launcher_detection },
         { "launchers", "HOSTS under Slurm's srun", test_hosts_under_slurm },
+        { "launchers", "every launcher in the table is tested", test_launchers_all_tested },
         { "report", "Gradescope's results.json and the progress record", test_gradescope_and_progress },
     };
     CU_pSuite suite = NULL;
