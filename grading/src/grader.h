@@ -4,6 +4,7 @@
 #define PR_GRADER_H
 
 #include "meta.h"
+#include "policy.h"
 #include "results.h"
 #include "report.h"
 #include "runner.h"
@@ -14,9 +15,7 @@ typedef struct {
     const char *tasks_from;  /* absolute folder holding NN_room/taskK.c for the task side */
     const char *build_dir;   /* absolute path of build/ */
     const toolchain *tc;
-    double timeout_scale;    /* GRADE_TIMEOUT_SCALE */
-    size_t output_cap;       /* bytes of output kept per run */
-    int stop_after_timeout;  /* skip a task's remaining runs after a TIMEOUT or a process or memory limit */
+    const grade_policy *policy; /* timeouts, output cap, process and memory limits, when to stop */
     const char *ref_dir;     /* where reference executables go (NULL: build_dir/bin/ref) */
     int reuse_refs;          /* keep a reference executable newer than its source and pr.h
                               * (class grading: many students, one set of references) */

@@ -1,6 +1,7 @@
 /* toolchain.c -- see toolchain.h. */
 #define _GNU_SOURCE
 #include "toolchain.h"
+#include "policy.h"
 #include "runner.h"
 
 #include <ctype.h>
@@ -56,7 +57,7 @@ char *program_output(char *const argv[])
 {
     if (!program_exists(argv[0]))
         return NULL;
-    run_request req = { .argv = argv, .timeout = 10.0, .kill_grace = 1.0, .output_cap = 64 * 1024 };
+    run_request req = { .argv = argv, .timeout = 10.0, .kill_grace = POLICY_KILL_GRACE, .output_cap = 64 * 1024 };
     run_result res;
     run_process(&req, &res);
     char *out = NULL;
@@ -157,7 +158,7 @@ int toolchain_ask_cuda_aware(const toolchain *tc)
     int answer = -1;
     if (file_exists(src)) {
         char *build[] = { tc->mpicc, inc, "-o", exe, src, NULL };
-        run_request breq = { .argv = build, .cwd = dir, .timeout = 60.0, .kill_grace = 1.0,
+        run_request breq = { .argv = build, .cwd = dir, .timeout = 60.0, .kill_grace = POLICY_KILL_GRACE,
                              .output_cap = 64 * 1024 };
         run_result bres;
         run_process(&breq, &bres);
@@ -170,7 +171,7 @@ int toolchain_ask_cuda_aware(const toolchain *tc)
             strlist argv = { 0 }, env = { 0 };
             launch_command(tc, &probe_task, &one, exe, &argv, &env);
             run_request req = { .argv = sl_argv(&argv), .env_extra = env.count ? sl_argv(&env) : NULL,
-                                .cwd = dir, .timeout = 30.0, .kill_grace = 1.0, .output_cap = 64 * 1024 };
+                                .cwd = dir, .timeout = 30.0, .kill_grace = POLICY_KILL_GRACE, .output_cap = 64 * 1024 };
             run_result res;
             run_process(&req, &res);
             const char *line = res.outcome == RUN_EXITED && res.exit_code == 0 ? strstr(res.out, "cuda_aware=") : NULL;

@@ -13,6 +13,7 @@
 #include "meta.h"
 #include "results.h"
 #include "runner.h"
+#include "policy.h"
 #include "progress.h"
 #include "report.h"
 #include "toolchain.h"
@@ -1314,6 +1315,79 @@ static void test_kinds_skip_reasons(void)
     }
 }
 
+/* Every GRADE_* limit, read in one place: defaults, ranges, the rule to stop after a hang. */
+static void test_policy(void)
+{
+    static const char *const names[] = { "GRADE_TIMEOUT_SCALE", "GRADE_OUTPUT_LIMIT", "GRADE_PROCESS_LIMIT",
+                                         "GRADE_MEMORY_LIMIT" };
+    char *saved[4];
+    for (int i = 0; i < 4; i++) {
+        saved[i] = getenv(names[i]) ? xstrdup(getenv(names[i])) : NULL;
+        unsetenv(names[i]);
+    }
+    grade_policy p;
+    char *error = NULL;
+    CU_ASSERT_EQUAL(policy_load(&p, &error), 0);
+    CU_ASSERT_PTR_NULL(error);
+    CU_ASSERT_DOUBLE_EQUAL(p.timeout_scale, 1.0, 1e-12);
+    CU_ASSERT_EQUAL(p.output_cap, 1024 * 1024);
+    CU_ASSERT_EQUAL(p.max_procs, 256);
+    CU_ASSERT_EQUAL(p.memory_mib, 0);
+    CU_ASSERT_DOUBLE_EQUAL(policy_build_timeout(&p), 120.0, 1e-12);
+    run_request req = { 0 };
+    policy_limit_program(&p, 0, &req);
+    CU_ASSERT(req.max_memory > 0 && req.max_memory <= (size_t)1024 << 20 && req.limit_address_space);
+    CU_ASSERT_DOUBLE_EQUAL(req.kill_grace, POLICY_KILL_GRACE, 1e-12);
+    policy_limit_program(&p, 1, &req); /* CUDA: more memory, no address-space cap */
+    CU_ASSERT(req.max_memory <= (size_t)4096 << 20 && !req.limit_address_space);
+
+    setenv("GRADE_TIMEOUT_SCALE", "0.5", 1);
+    setenv("GRADE_OUTPUT_LIMIT", "4096", 1);
+    setenv("GRADE_PROCESS_LIMIT", "64", 1);
+    setenv("GRADE_MEMORY_LIMIT", "300", 1);
+    CU_ASSERT_EQUAL_FATAL(policy_load(&p, &error), 0);
+    CU_ASSERT_DOUBLE_EQUAL(policy_build_timeout(&p), 60.0, 1e-12);
+    CU_ASSERT_EQUAL(p.output_cap, 4096);
+    policy_limit_program(&p, 1, &req);
+    CU_ASSERT_EQUAL(req.max_procs, 64);
+    CU_ASSERT_EQUAL(req.max_memory, (size_t)300 << 20);
+    setenv("GRADE_PROCESS_LIMIT", "-3", 1); /* not above 0: the default, as before */
+    setenv("GRADE_MEMORY_LIMIT", "", 1);
+    CU_ASSERT_EQUAL_FATAL(policy_load(&p, &error), 0);
+    CU_ASSERT_EQUAL(p.max_procs, 256);
+    CU_ASSERT_EQUAL(p.memory_mib, 0);
+
+    /* out of range: the first one, named with its value */
+    setenv("GRADE_TIMEOUT_SCALE", "0", 1);
+    setenv("GRADE_OUTPUT_LIMIT", "12", 1);
+    CU_ASSERT_EQUAL(policy_load(&p, &error), -1);
+    CU_ASSERT_PTR_NOT_NULL(error && strstr(error, "GRADE_TIMEOUT_SCALE=0: must be a number greater than 0"));
+    free(error);
+    setenv("GRADE_TIMEOUT_SCALE", "2", 1);
+    CU_ASSERT_EQUAL(policy_load(&p, &error), -1);
+    CU_ASSERT_PTR_NOT_NULL(error && strstr(error, "GRADE_OUTPUT_LIMIT=12: must be a byte count from 1024"));
+    free(error);
+
+    /* a hang or a limit stops the task's remaining runs; anything else does not */
+    p.stop_after_hang = 1;
+    CU_ASSERT_STRING_EQUAL(policy_stop_reason(&p, RUN_TIMEOUT), "timed out");
+    CU_ASSERT_STRING_EQUAL(policy_stop_reason(&p, RUN_PROCESS_LIMIT), "hit the process limit");
+    CU_ASSERT_STRING_EQUAL(policy_stop_reason(&p, RUN_MEMORY_LIMIT), "hit the memory limit");
+    CU_ASSERT_PTR_NULL(policy_stop_reason(&p, RUN_SIGNALED));
+    CU_ASSERT_PTR_NULL(policy_stop_reason(&p, RUN_OUTPUT_LIMIT));
+    CU_ASSERT_PTR_NULL(policy_stop_reason(&p, RUN_EXITED));
+    p.stop_after_hang = 0;
+    CU_ASSERT_PTR_NULL(policy_stop_reason(&p, RUN_TIMEOUT));
+
+    for (int i = 0; i < 4; i++) {
+        if (saved[i])
+            setenv(names[i], saved[i], 1);
+        else
+            unsetenv(names[i]);
+        free(saved[i]);
+    }
+}
+
 /* Gradescope's file and the progress record, from a report of two tasks. */
 static void test_gradescope_and_progress(void)
 {
@@ -1455,6 +1529,7 @@ int main(void)
         { "launchers", "detection: mpiexec --version, Slurm", test_launcher_detection },
         { "launchers", "HOSTS under Slurm's srun", test_hosts_under_slurm },
         { "launchers", "every launcher in the table is tested", test_launchers_all_tested },
+        { "policy", "every GRADE_* limit, the build timeout, when to stop", test_policy },
         { "report", "Gradescope's results.json and the progress record", test_gradescope_and_progress },
     };
     CU_pSuite suite = NULL;
