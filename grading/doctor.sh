@@ -57,7 +57,7 @@ if command -v "$MPICC" >/dev/null 2>&1 && command -v "$MPIEXEC" >/dev/null 2>&1;
     row "MPI" "$flavour ($MPICC, $MPIEXEC)"
     row "MPICC compiles with" "$("$MPICC" -show 2>/dev/null | cut -c1-80 || "$MPICC" --showme 2>/dev/null | cut -c1-80)"
     # Inside a Slurm job (MPIEXEC unset or srun) the grader launches with srun, and the ranks
-    # need a PMI their MPI speaks (grading/src/toolchain.c: srun_mpi_for).
+    # need a PMI their MPI speaks (grading/src/launchers.c: srun_pmi_for).
     if [ -n "${SLURM_JOB_ID:-}" ] && { [ -z "$mpiexec_given" ] || [ "${mpiexec_given##*/}" = srun ]; } &&
         command -v srun >/dev/null 2>&1; then
         case $flavour in

@@ -13,11 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define BUILD_TIMEOUT 120.0
-#define BUILD_OUTPUT_CAP (256 * 1024)
 #define ERROR_LINES 20
 
-/* Runs cmd in a fresh scratch folder (removed afterwards). */
 /* make V=1: the command, as one could paste it into a shell (environment first). */
 static void show_command(const grade_context *ctx, const strlist *cmd, const strlist *env)
 {
@@ -36,31 +33,10 @@ static void show_command(const grade_context *ctx, const strlist *cmd, const str
     fflush(stdout);
 }
 
-/* The limits a task's program runs under: GRADE_PROCESS_LIMIT (processes at once,
- * default 256) and GRADE_MEMORY_LIMIT (MiB for all its processes together; default
- * 1024 for CPU tasks -- the graded sizes need under 512 -- and 4096 for CUDA tasks,
- * whose runtime alone takes hundreds of MiB a process; never more than half the
- * machine's memory).  RLIMIT_AS too, except for CUDA. */
-static void program_limits(const task_meta *task, run_request *req)
-{
-    const char *procs = getenv("GRADE_PROCESS_LIMIT"), *mib = getenv("GRADE_MEMORY_LIMIT");
-    int cuda = task_uses_cuda(task);
-    long p = procs && *procs ? strtol(procs, NULL, 10) : 256;
-    long m = mib && *mib ? strtol(mib, NULL, 10) : 0;
-    if (m <= 0) {
-        long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-        long half = pages > 0 && page > 0 ? (long)((double)pages * (double)page / 2 / (1 << 20)) : 4096;
-        m = cuda ? 4096 : 1024;
-        if (m > half)
-            m = half;
-    }
-    req->max_procs = p > 0 ? (int)p : 256;
-    req->max_memory = (size_t)m << 20;
-    req->limit_address_space = !cuda;
-}
-
-static void run_limited(strlist *cmd, strlist *env, double timeout, size_t cap, const task_meta *limits_for,
-                        run_result *res)
+/* Runs cmd in a fresh scratch folder (removed afterwards); a task's program (limits_for)
+ * under the policy's process and memory limits. */
+static void run_limited(const grade_policy *policy, strlist *cmd, strlist *env, double timeout, size_t cap,
+                        const task_meta *limits_for, run_result *res)
 {
     const char *tmp = getenv("TMPDIR");
     char *scratch = xasprintf("%s/pr-run-XXXXXX", tmp && *tmp ? tmp : "/tmp");
@@ -69,9 +45,9 @@ static void run_limited(strlist *cmd, strlist *env, double timeout, size_t cap, 
         scratch = NULL;
     }
     run_request req = { .argv = sl_argv(cmd), .env_extra = env ? sl_argv(env) : NULL, .cwd = scratch,
-                        .timeout = timeout, .kill_grace = 1.0, .output_cap = cap };
+                        .timeout = timeout, .kill_grace = POLICY_KILL_GRACE, .output_cap = cap };
     if (limits_for)
-        program_limits(limits_for, &req);
+        policy_limit_program(policy, task_uses_cuda(limits_for), &req);
     run_process(&req, res);
     if (scratch) {
         remove_tree(scratch);
@@ -81,7 +57,7 @@ static void run_limited(strlist *cmd, strlist *env, double timeout, size_t cap, 
 
 static void run_in_scratch(strlist *cmd, strlist *env, double timeout, size_t cap, run_result *res)
 {
-    run_limited(cmd, env, timeout, cap, NULL, res);
+    run_limited(NULL, cmd, env, timeout, cap, NULL, res);
 }
 
 /* The exit status with which grading/simcc says "this needs what the simulator lacks". */
@@ -103,15 +79,15 @@ static char *build(const grade_context *ctx, const task_meta *task, const char *
     build_command(ctx->tc, task, source, exe, &cmd);
     show_command(ctx, &cmd, NULL);
     run_result res;
-    run_in_scratch(&cmd, NULL, BUILD_TIMEOUT * ctx->timeout_scale, BUILD_OUTPUT_CAP, &res);
+    run_in_scratch(&cmd, NULL, policy_build_timeout(ctx->policy), POLICY_BUILD_OUTPUT_CAP, &res);
     char *failure = NULL;
     if (res.outcome == RUN_EXITED && res.exit_code == SIMCC_NOT_SIMULATED &&
-        strcmp(toolchain_mode(ctx->tc, task), "sim") == 0) {
+        toolchain_mode(ctx->tc, task) == MODE_SIM) {
         *not_simulated = 1;
         failure = first_lines(res.err, 1, 300);
         failure[strcspn(failure, "\n")] = '\0';
     } else if (res.outcome != RUN_EXITED || res.exit_code != 0) {
-        char *how = run_describe(&res, BUILD_TIMEOUT * ctx->timeout_scale);
+        char *how = run_describe(&res, policy_build_timeout(ctx->policy));
         const char *text = res.err_len ? res.err : res.out;
         char *head = first_lines(text, ERROR_LINES, 4000);
         failure = xasprintf("it does not compile (%s %s):\n%s", cmd.items[0], how, head);
@@ -172,43 +148,6 @@ static char *build_reference(const grade_context *ctx, const task_meta *task, co
     unlink(tmp);
     free(tmp);
     return failure;
-}
-
-int launcher_reported_signal(const char *err)
-{
-    /* MPICH (Hydra): "YOUR APPLICATION TERMINATED WITH THE EXIT STRING: Segmentation fault (signal 11)"
-     * Open MPI:      "... process rank 1 with PID 0 on node x exited on signal 11 (Segmentation fault)." */
-    static const char *const markers[] = { "EXIT STRING:", "exited on signal " };
-    for (size_t m = 0; m < sizeof markers / sizeof markers[0]; m++) {
-        const char *at = err ? strstr(err, markers[m]) : NULL;
-        if (!at)
-            continue;
-        const char *line_end = strchr(at, '\n');
-        const char *sig = strstr(at, m == 0 ? "(signal " : "exited on signal ");
-        if (!sig || (line_end && sig > line_end))
-            continue;
-        int number = atoi(sig + strlen(m == 0 ? "(signal " : "exited on signal "));
-        if (number > 0 && number < 65)
-            return number;
-    }
-    /* srun: "srun: error: node1: task 1: Segmentation fault" (the signal's description) */
-    for (const char *at = err ? strstr(err, "srun: error: ") : NULL; at; at = strstr(at + 1, "srun: error: ")) {
-        const char *task = strstr(at, ": task ");
-        const char *line_end = strchr(at, '\n');
-        if (!task || (line_end && task > line_end))
-            continue;
-        const char *words = strchr(task + strlen(": task "), ':');
-        if (!words || (line_end && words > line_end))
-            continue;
-        words += 2;
-        size_t len = line_end ? (size_t)(line_end - words) : strlen(words);
-        for (int sig = 1; sig < 65; sig++) {
-            const char *text = strsignal(sig);
-            if (text && strlen(text) == len && strncmp(text, words, len) == 0 && sig != SIGTERM && sig != SIGKILL)
-                return sig;
-        }
-    }
-    return 0;
 }
 
 /* The CUDA simulator's own explanation ("cuda-sim: error: ..."), one line, or NULL. */
@@ -381,7 +320,7 @@ static char *reference_failure_cause(const toolchain *tc, const task_meta *task,
     if (gpu)
         return xstrdup(gpu);
     const char *aware = getenv("PR_CUDA_AWARE");
-    if (aware && strcmp(aware, "1") == 0 && strcmp(task->kind, "cuda_mpi") == 0)
+    if (aware && strcmp(aware, "1") == 0 && (task_kind(task)->flags & KIND_CUDA_AWARE))
         return xstrdup("PR_CUDA_AWARE=1 is set: with an MPI that is not CUDA-aware, device "
                        "pointers handed to MPI crash every program; unset it");
     if (!task_uses_launcher(task))
@@ -477,13 +416,13 @@ void grade_task(const grade_context *ctx, const task_meta *task, int index, int 
         tr->status = ST_PASS;
     }
     int built = tr->status != ST_BUILD_ERROR;
-    double timeout = task->timeout * ctx->timeout_scale;
+    double timeout = task->timeout * ctx->policy->timeout_scale;
     grade_status worst = ST_PASS;
-    const char *stopped_by = NULL; /* a run that must not be repeated: a hang, a fork bomb, a memory hog */
+    const char *stopped_by = NULL; /* the policy's reason not to repeat a run: a hang, a fork bomb, a memory hog */
     for (int c = 0; built && c < task->nconfigs; c++) {
         const run_config *cfg = &task->configs[c];
         run_report *rr = &tr->runs[c];
-        if (runner_interrupted() || (stopped_by && ctx->stop_after_timeout)) {
+        if (runner_interrupted() || stopped_by) {
             rr->message = runner_interrupted() ? xstrdup("not run: interrupted")
                                                : xasprintf("not run: an earlier run %s", stopped_by);
             continue;
@@ -495,7 +434,7 @@ void grade_task(const grade_context *ctx, const task_meta *task, int index, int 
         launch_command(ctx->tc, task, cfg, ref_exe, &cmd, &env);
         show_command(ctx, &cmd, &env);
         run_result ref;
-        run_limited(&cmd, &env, timeout, ctx->output_cap, task, &ref);
+        run_limited(ctx->policy, &cmd, &env, timeout, ctx->policy->output_cap, task, &ref);
         sl_free(&cmd);
         sl_free(&env);
         result_set expected = { 0 };
@@ -527,16 +466,12 @@ void grade_task(const grade_context *ctx, const task_meta *task, int index, int 
         launch_command(ctx->tc, task, cfg, task_exe, &cmd, &env);
         show_command(ctx, &cmd, &env);
         run_result res;
-        run_limited(&cmd, &env, timeout, ctx->output_cap, task, &res);
+        run_limited(ctx->policy, &cmd, &env, timeout, ctx->policy->output_cap, task, &res);
         rr->ran = res.outcome != RUN_INTERRUPTED;
         rr->seconds = res.seconds;
         rr->status = judge_run(&res, timeout, &expected, task_uses_launcher(task), &rr->message);
-        if (res.outcome == RUN_TIMEOUT)
-            stopped_by = "timed out";
-        else if (res.outcome == RUN_PROCESS_LIMIT)
-            stopped_by = "hit the process limit";
-        else if (res.outcome == RUN_MEMORY_LIMIT)
-            stopped_by = "hit the memory limit";
+        if (policy_stop_reason(ctx->policy, res.outcome))
+            stopped_by = policy_stop_reason(ctx->policy, res.outcome);
         if (rr->status != ST_PASS && !tr->log_path)
             tr->log_path = write_log(ctx, task, cfg->label, &cmd, &res, rr->message, &expected);
         if (rr->status > worst)

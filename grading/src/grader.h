@@ -4,6 +4,7 @@
 #define PR_GRADER_H
 
 #include "meta.h"
+#include "policy.h"
 #include "results.h"
 #include "report.h"
 #include "runner.h"
@@ -14,9 +15,7 @@ typedef struct {
     const char *tasks_from;  /* absolute folder holding NN_room/taskK.c for the task side */
     const char *build_dir;   /* absolute path of build/ */
     const toolchain *tc;
-    double timeout_scale;    /* GRADE_TIMEOUT_SCALE */
-    size_t output_cap;       /* bytes of output kept per run */
-    int stop_after_timeout;  /* skip a task's remaining runs after a TIMEOUT or a process or memory limit */
+    const grade_policy *policy; /* timeouts, output cap, process and memory limits, when to stop */
     const char *ref_dir;     /* where reference executables go (NULL: build_dir/bin/ref) */
     int reuse_refs;          /* keep a reference executable newer than its source and pr.h
                               * (class grading: many students, one set of references) */
@@ -30,14 +29,12 @@ void grade_task(const grade_context *ctx, const task_meta *task, int index, int 
 void task_report_free(task_report *tr);
 
 /* The status a finished run of the task deserves, given the reference's results
- * (NULL when the reference itself failed); via_launcher: it ran under mpiexec,
- * which turns a rank's signal into an exit status.  *message gets a new string or NULL.
+ * (NULL when the reference itself failed); via_launcher: it ran under the MPI
+ * launcher, which turns a rank's signal into an exit status (and says which signal:
+ * launcher_reported_signal, launchers.h).  *message gets a new string or NULL.
  * Exposed for the unit tests. */
 grade_status judge_run(const run_result *task_run, double timeout, const result_set *expected,
                        int via_launcher, char **message);
-/* A rank's death as the MPI launcher reports it on stderr (MPICH's Hydra or
- * Open MPI's mpiexec): the signal number, or 0. */
-int launcher_reported_signal(const char *err);
 /* Why CUDA programs fail on this machine whatever their code, read from what a run
  * printed (a driver older than the toolkit; a GPU that takes one process at a time):
  * a fixed string, or NULL when the output names neither. */

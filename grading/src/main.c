@@ -154,21 +154,6 @@ static int show_hint(const task_meta *task, const char *progress_path, const cha
     return 0;
 }
 
-static double timeout_scale_from_env(int *bad)
-{
-    const char *text = getenv("GRADE_TIMEOUT_SCALE");
-    *bad = 0;
-    if (!text || !*text)
-        return 1.0;
-    char *end = NULL;
-    double scale = strtod(text, &end);
-    if (end == text || *end != '\0' || !(scale > 0 && scale <= 100)) {
-        *bad = 1;
-        return 1.0;
-    }
-    return scale;
-}
-
 int main(int argc, char **argv)
 {
     const char *room_filter = NULL, *task_filter = NULL, *tasks_from = NULL, *expect = NULL;
@@ -224,19 +209,12 @@ int main(int argc, char **argv)
     }
     if (expect && strcmp(expect, "pass") != 0 && strcmp(expect, "fail") != 0)
         return usage_error("--expect must be pass or fail, not '%s'", expect);
-    int bad_scale = 0;
-    double scale = timeout_scale_from_env(&bad_scale);
-    if (bad_scale)
-        return usage_error("GRADE_TIMEOUT_SCALE=%s: must be a number greater than 0 and at most 100",
-                           getenv("GRADE_TIMEOUT_SCALE"));
-    size_t output_cap = 1024 * 1024;
-    const char *cap_text = getenv("GRADE_OUTPUT_LIMIT");
-    if (cap_text && *cap_text) {
-        char *end = NULL;
-        long long cap = strtoll(cap_text, &end, 10);
-        if (end == cap_text || *end != '\0' || cap < 1024 || cap > 1024LL * 1024 * 1024)
-            return usage_error("GRADE_OUTPUT_LIMIT=%s: must be a byte count from 1024 to 1073741824", cap_text);
-        output_cap = (size_t)cap;
+    grade_policy policy;
+    char *policy_error = NULL;
+    if (policy_load(&policy, &policy_error) != 0) {
+        usage_error("%s", policy_error);
+        free(policy_error);
+        return 2;
     }
 
     char *hosts_error = toolchain_check_hosts();
@@ -337,8 +315,7 @@ int main(int argc, char **argv)
     toolchain_detect(&tc, root);
     tc.werror = werror;
     term_init(quiet);
-    grade_context ctx = { root, tasks_root, build_dir, &tc, scale, output_cap, 1, ref_dir, ref_dir != NULL, verbose,
-                          !expect };
+    grade_context ctx = { root, tasks_root, build_dir, &tc, &policy, ref_dir, ref_dir != NULL, verbose, !expect };
     /* The learner's own tasks: their grades, and the hints they opened, are remembered. */
     int own_tasks = !expect && strcmp(tasks_root, root) == 0 && !build_arg;
     char *progress_path = xasprintf("%s/progress.json", build_dir);

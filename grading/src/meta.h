@@ -6,7 +6,7 @@
  *   [task2]
  *   title   = Sum of 0.001*i with an OpenMP reduction
  *   source  = task2.c
- *   kind    = openmp        ; c pthreads openmp processes mpi cuda cuda_mpi nccl
+ *   kind    = openmp        ; c pthreads openmp processes mpi cuda cuda_mpi nccl (kinds.h)
  *   runs    = threads=1,2,3,4 n=1000003,999 seed=7,11
  *   timeout = 10            ; seconds per run, times GRADE_TIMEOUT_SCALE
  *   hint1   = The idea: what the solution rests on ...
@@ -23,6 +23,8 @@
  * launcher's business); every other key is passed to the program as key=value. */
 #ifndef PR_META_H
 #define PR_META_H
+
+#include "kinds.h"
 
 #include <stddef.h>
 
@@ -42,7 +44,8 @@ typedef struct {
     char *name;    /* "task2" */
     char *title;
     char *source;  /* "task2.c", relative to the room folder */
-    char *kind;
+    char *kind;    /* "openmp", a name in the kinds table */
+    const kind_info *kind_entry; /* that name's row (kinds.h), set with it at load */
     char *hints[MAX_HINTS]; /* hints[0] is hint1; the ladder's levels in order */
     int nhints;
     char *libs;    /* extra libraries for native builds ("-lcublas"); NULL for none */
@@ -65,9 +68,6 @@ typedef struct {
     int nrooms;
 } workbook;
 
-/* Kinds the grader knows how to build; NULL-terminated. */
-extern const char *const known_kinds[];
-
 /* Loads every room (folders named NN_something holding tasks.ini) under root,
  * sorted by name.  Returns 0, or -1 with a message (file:line: what) in err. */
 int workbook_load(const char *root, workbook *wb, char *err, size_t errlen);
@@ -76,6 +76,10 @@ int room_load(const char *ini_path, const char *dir, room_meta *room, char *err,
 /* Expands one runs line ("threads=1,2 n=5,6") into configurations, appended
  * to *configs.  Returns 0 or -1 with a message. */
 int expand_runs(const char *spec, run_config **configs, int *nconfigs, char *err, size_t errlen);
+/* The row of task's kind in the kinds table: the one found at load, or looked up by
+ * name for a task_meta made by hand (the unit tests, the CUDA-aware probe).  A name
+ * that is in no row (only possible by hand) ends the program with a message. */
+const kind_info *task_kind(const task_meta *task);
 /* The value of key in a configuration, or NULL. */
 const char *config_get(const run_config *cfg, const char *key);
 void workbook_free(workbook *wb);

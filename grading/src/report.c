@@ -60,7 +60,7 @@ static const char *bold(void)
 /* "PASS", "PASS (simulated)", ... */
 static const char *status_label(const task_report *tr)
 {
-    if (tr->status == ST_PASS && tr->mode && strcmp(tr->mode, "sim") == 0)
+    if (tr->status == ST_PASS && tr->mode == MODE_SIM)
         return "PASS (simulated)";
     if (tr->status == ST_NOT_STARTED)
         return "NOT STARTED";
@@ -227,7 +227,7 @@ void term_summary(const grade_report *rep, const workbook *wb, const char *json_
 static json_t *machine_json(const toolchain *tc)
 {
     /* the design's "none|sim|<gpu name>": what CUDA tasks run on */
-    const char *cuda = tc->have_gpu && !tc->force_sim ? tc->gpu_name : tc->simcc ? "sim" : "none";
+    const char *cuda = tc->have_gpu && !tc->force_sim ? tc->gpu_name : tc->simcc ? run_mode_name(MODE_SIM) : "none";
     /* cuda_aware_mpi: asked of the MPI where CUDA tasks run on a GPU; null when it
      * could not be asked */
     return json_pack("{s:i, s:s, s:s, s:o, s:s, s:b}", "cores", tc->cores, "mpi", tc->mpi_version, "cuda",
@@ -256,7 +256,7 @@ int report_write_json(const grade_report *rep, const char *path)
         }
         json_t *task = json_pack("{s:s, s:s, s:s, s:s, s:s, s:f}", "id", tr->meta->id, "title",
                                  tr->meta->title, "kind", tr->meta->kind, "status", status_name(tr->status),
-                                 "mode", tr->mode ? tr->mode : "native", "seconds", tr->seconds);
+                                 "mode", run_mode_name(tr->mode), "seconds", tr->seconds);
         json_object_set_new(task, "message", opt_string(tr->message));
         json_object_set_new(task, "hints", json_integer(tr->meta->nhints));
         json_object_set_new(task, "hints_opened", json_integer(tr->hints_opened));

@@ -24,7 +24,7 @@ typedef struct {
 typedef struct {
     const task_meta *meta;
     grade_status status;
-    const char *mode;    /* "native" or "sim" */
+    run_mode mode;       /* MODE_NATIVE, or MODE_SIM: the CUDA CPU simulator ran it */
     double seconds;      /* wall time spent on the task, builds included */
     char *message;       /* why it did not pass (or the skip reason), or NULL */
     int skip_needs_gpu;  /* SKIP only because this machine lacks a GPU (or what the simulator lacks) */

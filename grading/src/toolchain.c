@@ -1,6 +1,7 @@
 /* toolchain.c -- see toolchain.h. */
 #define _GNU_SOURCE
 #include "toolchain.h"
+#include "policy.h"
 #include "runner.h"
 
 #include <ctype.h>
@@ -10,6 +11,13 @@
 #include <unistd.h>
 
 static const char *const default_cflags = "-std=c11 -O2 -g -Wall -Wextra";
+/* nvcc's -arch when CUDA_ARCH is unset: the GPU of this machine */
+static const char *const default_cuda_arch = "native";
+
+const char *run_mode_name(run_mode mode)
+{
+    return mode == MODE_SIM ? "sim" : "native";
+}
 
 static char *env_or(const char *name, const char *fallback)
 {
@@ -45,12 +53,11 @@ int program_exists(const char *name)
     return find_program(name, path, sizeof path);
 }
 
-/* Runs a short query command and returns its stdout (a new string) or NULL. */
-static char *query(char *const argv[])
+char *program_output(char *const argv[])
 {
     if (!program_exists(argv[0]))
         return NULL;
-    run_request req = { .argv = argv, .timeout = 10.0, .kill_grace = 1.0, .output_cap = 64 * 1024 };
+    run_request req = { .argv = argv, .timeout = 10.0, .kill_grace = POLICY_KILL_GRACE, .output_cap = 64 * 1024 };
     run_result res;
     run_process(&req, &res);
     char *out = NULL;
@@ -58,23 +65,6 @@ static char *query(char *const argv[])
         out = xstrdup(res.out);
     run_result_free(&res);
     return out;
-}
-
-/* MPIEXEC=srun (or a path to it) asks for srun by name: the grader's srun path. */
-static int names_srun(const char *mpiexec)
-{
-    if (!mpiexec)
-        return 0;
-    const char *slash = strrchr(mpiexec, '/');
-    return strcmp(slash ? slash + 1 : mpiexec, "srun") == 0;
-}
-
-/* Does srun start the ranks?  Inside a Slurm allocation (SLURM_JOB_ID, srun on PATH)
- * with MPIEXEC unset, or set to srun by name. */
-static int srun_launches(const char *mpiexec)
-{
-    const char *job = getenv("SLURM_JOB_ID");
-    return (!(mpiexec && *mpiexec) || names_srun(mpiexec)) && job && *job && program_exists("srun");
 }
 
 char *toolchain_check_hosts(void)
@@ -93,26 +83,14 @@ char *toolchain_check_hosts(void)
         if (hosts[0] == ',' || strstr(hosts, ",,") || hosts[strlen(hosts) - 1] == ',')
             return xasprintf("HOSTS=%s: an empty host name in the list", hosts);
     }
-    if ((have_hosts || have_file) && srun_launches(getenv("MPIEXEC")))
-        return xstrdup("HOSTS/HOSTFILE are for mpiexec: inside a Slurm allocation srun places the ranks on the "
-                       "allocation's nodes (set MPIEXEC=mpiexec to use HOSTS there anyway)");
+    const launcher *chosen = launcher_from_environment(getenv("MPIEXEC"));
+    if ((have_hosts || have_file) && chosen && chosen->no_hosts)
+        return xstrdup(chosen->no_hosts);
     return NULL;
 }
 
-/* srun's --mpi= for this MPI: MPICH's ranks find each other through PMI-2; Open MPI
- * (4 and 5) through PMIx only, where srun has that plugin (`srun --mpi=list`);
- * else the site's MpiDefault decides (NULL). */
-static char *srun_mpi_for(int openmpi)
-{
-    if (!openmpi)
-        return xstrdup("pmi2");
-    char *argv[] = { "srun", "--mpi=list", NULL };
-    char *text = query(argv);
-    int has_pmix = text && strstr(text, "pmix") != NULL;
-    free(text);
-    return has_pmix ? xstrdup("pmix") : NULL;
-}
-
+/* The MPI's flavour and version, and the launcher that starts its ranks: the one the
+ * environment chose (toolchain_detect), else the MPI's own mpiexec's row. */
 static void detect_mpi(toolchain *tc)
 {
     tc->have_mpi = program_exists(tc->mpicc) && program_exists(tc->mpiexec);
@@ -120,35 +98,26 @@ static void detect_mpi(toolchain *tc)
         tc->mpi_version = xstrdup("none");
         return;
     }
-    /* The flavour from mpiexec, also when srun launches the ranks: then from the
-     * mpiexec that belongs to MPICC (mpicc.openmpi: mpiexec.openmpi, as Debian and
+    /* The flavour from mpiexec, also when another launcher (srun) starts the ranks: then
+     * from the mpiexec that belongs to MPICC (mpicc.openmpi: mpiexec.openmpi, as Debian and
      * Ubuntu name them side by side), or the one on PATH. */
-    char *asked = tc->use_srun ? mpi_sibling(tc->mpicc, "mpiexec") : xstrdup(tc->mpiexec);
+    const launcher *chosen = tc->launcher;
+    char *asked = chosen ? mpi_sibling(tc->mpicc, "mpiexec") : xstrdup(tc->mpiexec);
     char *argv[] = { asked, "--version", NULL };
-    char *text = query(argv);
+    char *text = program_output(argv);
     free(asked);
-    if (text && (strstr(text, "Open MPI") || strstr(text, "OpenRTE"))) {
-        tc->mpi_is_openmpi = 1;
-        const char *digits = strpbrk(text, "0123456789");
-        size_t n = digits ? strcspn(digits, " \n") : 0;
-        tc->mpi_version = n ? xasprintf("Open MPI %.*s", (int)n, digits) : xstrdup("Open MPI");
-    } else if (text && strstr(text, "HYDRA")) {
-        const char *v = strstr(text, "Version:");
-        if (v) {
-            v += strlen("Version:");
-            v += strspn(v, " \t");
-        }
-        size_t n = v ? strcspn(v, " \n") : 0;
-        tc->mpi_version = n ? xasprintf("MPICH %.*s", (int)n, v) : xstrdup("MPICH");
-    } else {
-        tc->mpi_version = xstrdup("unknown MPI");
-    }
+    const launcher *own = launcher_from_version(text);
+    tc->mpi_version = own ? own->version(text) : xstrdup("unknown MPI");
     free(text);
-    if (tc->use_srun)
-        tc->srun_mpi = srun_mpi_for(tc->mpi_is_openmpi);
+    if (!own)
+        own = &launchers[0]; /* an MPI that names no row: launched as the first row's */
+    if (chosen && chosen->pmi_for)
+        tc->pmi = chosen->pmi_for(own->pmi);
+    if (!chosen)
+        tc->launcher = own;
     char *with = NULL;
-    if (tc->use_srun)
-        with = xasprintf("%s, launched by srun", tc->mpi_version);
+    if (chosen)
+        with = xasprintf("%s, launched by %s", tc->mpi_version, chosen->name);
     else if (tc->hosts)
         with = xasprintf("%s, on hosts %s", tc->mpi_version, tc->hosts);
     else if (tc->hostfile)
@@ -162,7 +131,7 @@ static void detect_mpi(toolchain *tc)
 static void detect_gpu(toolchain *tc)
 {
     char *argv[] = { "nvidia-smi", "--query-gpu=name", "--format=csv,noheader", NULL };
-    char *text = query(argv);
+    char *text = program_output(argv);
     if (text && *text) {
         size_t n = strcspn(text, "\n");
         if (n > 0) {
@@ -189,7 +158,7 @@ int toolchain_ask_cuda_aware(const toolchain *tc)
     int answer = -1;
     if (file_exists(src)) {
         char *build[] = { tc->mpicc, inc, "-o", exe, src, NULL };
-        run_request breq = { .argv = build, .cwd = dir, .timeout = 60.0, .kill_grace = 1.0,
+        run_request breq = { .argv = build, .cwd = dir, .timeout = 60.0, .kill_grace = POLICY_KILL_GRACE,
                              .output_cap = 64 * 1024 };
         run_result bres;
         run_process(&breq, &bres);
@@ -197,12 +166,12 @@ int toolchain_ask_cuda_aware(const toolchain *tc)
         run_result_free(&bres);
         if (built) {
             /* launched as an MPI task with one rank is (mpiexec or srun, flags, hosts) */
-            task_meta probe_task = { .kind = "mpi" };
+            task_meta probe_task = { .kind = "mpi", .kind_entry = kind_lookup("mpi") };
             run_config one = { 0 };
             strlist argv = { 0 }, env = { 0 };
             launch_command(tc, &probe_task, &one, exe, &argv, &env);
             run_request req = { .argv = sl_argv(&argv), .env_extra = env.count ? sl_argv(&env) : NULL,
-                                .cwd = dir, .timeout = 30.0, .kill_grace = 1.0, .output_cap = 64 * 1024 };
+                                .cwd = dir, .timeout = 30.0, .kill_grace = POLICY_KILL_GRACE, .output_cap = 64 * 1024 };
             run_result res;
             run_process(&req, &res);
             const char *line = res.outcome == RUN_EXITED && res.exit_code == 0 ? strstr(res.out, "cuda_aware=") : NULL;
@@ -239,17 +208,18 @@ void toolchain_detect(toolchain *tc, const char *root)
     const char *mpicxx = getenv("MPICXX");
     tc->mpicxx = mpicxx && *mpicxx ? xstrdup(mpicxx) : mpi_sibling(tc->mpicc, "mpicxx");
     const char *mpiexec = getenv("MPIEXEC");
-    /* MPIEXEC=srun: the same path as unset (srun's flags, the MPI's PMI). */
-    tc->use_srun = srun_launches(mpiexec);
-    if (tc->use_srun)
-        tc->mpiexec = xstrdup(names_srun(mpiexec) ? mpiexec : "srun");
+    /* A launcher the environment chooses (srun in a Slurm allocation; MPIEXEC=srun is the
+     * same as unset there): detect_mpi keeps it; else it picks the MPI's own mpiexec's row. */
+    tc->launcher = launcher_from_environment(mpiexec);
+    if (mpiexec && *mpiexec)
+        tc->mpiexec = xstrdup(mpiexec);
     else
-        tc->mpiexec = mpiexec && *mpiexec ? xstrdup(mpiexec) : mpi_sibling(tc->mpicc, "mpiexec");
+        tc->mpiexec = tc->launcher ? xstrdup(tc->launcher->program) : mpi_sibling(tc->mpicc, "mpiexec");
     const char *hosts = getenv("GRADE_HOSTS"), *hostfile = getenv("GRADE_HOSTFILE");
     tc->hosts = hosts && *hosts ? xstrdup(hosts) : NULL;
     tc->hostfile = hostfile && *hostfile ? xstrdup(hostfile) : NULL;
     tc->nvcc = env_or("NVCC", "nvcc");
-    tc->cuda_arch = env_or("CUDA_ARCH", "native");
+    tc->cuda_arch = env_or("CUDA_ARCH", default_cuda_arch);
     const char *cflags = getenv("GRADE_CFLAGS");
     sl_split_words(&tc->cflags, cflags && *cflags ? cflags : default_cflags);
     sl_split_words(&tc->mpiexec_flags, getenv("MPIEXEC_FLAGS"));
@@ -278,7 +248,7 @@ void toolchain_detect(toolchain *tc, const char *root)
     else
         free(simcc);
     const char *cuda_mode = getenv("GRADE_CUDA");
-    tc->force_sim = cuda_mode && strcmp(cuda_mode, "sim") == 0;
+    tc->force_sim = cuda_mode && strcmp(cuda_mode, run_mode_name(MODE_SIM)) == 0;
     tc->have_cc = program_exists(tc->cc);
     tc->have_nvcc = program_exists(tc->nvcc);
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -292,59 +262,54 @@ void toolchain_free(toolchain *tc)
 {
     free(tc->cc), free(tc->mpicc), free(tc->mpicxx), free(tc->mpiexec), free(tc->nvcc), free(tc->cuda_arch);
     free(tc->include_dir), free(tc->root), free(tc->mpi_version), free(tc->gpu_name), free(tc->simcc);
-    free(tc->hosts), free(tc->hostfile), free(tc->srun_mpi);
+    free(tc->hosts), free(tc->hostfile), free(tc->pmi);
     sl_free(&tc->cflags);
     sl_free(&tc->mpiexec_flags);
 }
 
-static int kind_is(const task_meta *t, const char *kind)
+static int kind_has(const task_meta *task, unsigned flags)
 {
-    return strcmp(t->kind, kind) == 0;
+    return (task_kind(task)->flags & flags) != 0;
 }
 
-static int kind_uses_mpi(const task_meta *t)
+int task_uses_cuda(const task_meta *task)
 {
-    return kind_is(t, "mpi") || kind_is(t, "cuda_mpi") || kind_is(t, "nccl");
-}
-
-int task_uses_cuda(const task_meta *t)
-{
-    return kind_is(t, "cuda") || kind_is(t, "cuda_mpi") || kind_is(t, "nccl");
+    return kind_has(task, KIND_CUDA);
 }
 
 int task_uses_launcher(const task_meta *task)
 {
-    return kind_uses_mpi(task);
+    return kind_has(task, KIND_MPI);
 }
 
 char *toolchain_skip_reason(const toolchain *tc, const task_meta *task, int *needs_gpu)
 {
+    const kind_info *kind = task_kind(task);
     *needs_gpu = 0;
-    if (kind_uses_mpi(task) && !tc->have_mpi)
+    if ((kind->flags & KIND_MPI) && !tc->have_mpi)
         return xasprintf("no MPI here (%s / %s not found): `make deps` installs MPICH", tc->mpicc,
                          tc->mpiexec);
-    if ((kind_is(task, "cuda_mpi") || kind_is(task, "nccl")) && !program_exists(tc->mpicxx))
+    if ((kind->flags & KIND_MPI_CXX_HOST) && !program_exists(tc->mpicxx))
         return xasprintf("no MPI C++ compiler wrapper (%s not found; set MPICXX): CUDA code with MPI is "
                          "built with it as nvcc's host compiler", tc->mpicxx);
-    if (!task_uses_cuda(task) || strcmp(toolchain_mode(tc, task), "sim") == 0)
+    if (!(kind->flags & KIND_CUDA) || toolchain_mode(tc, task) == MODE_SIM)
         return NULL;
     if (tc->have_gpu && tc->have_nvcc)
         return NULL;
     const char *missing = tc->have_gpu ? "nvcc not found" : "no GPU found";
     *needs_gpu = 1;
-    if (kind_is(task, "nccl"))
-        return xasprintf("needs an NVIDIA GPU and nvcc (%s): the CPU simulator does not do NCCL", missing);
+    if (!(kind->flags & KIND_SIMULABLE))
+        return xasprintf("needs an NVIDIA GPU and nvcc (%s): the CPU simulator does not do %s", missing,
+                         kind->sim_lacks ? kind->sim_lacks : kind->name);
     return xasprintf("needs an NVIDIA GPU and nvcc (%s), or the CPU simulator (grading/simcc, not found)",
                      missing);
 }
 
-const char *toolchain_mode(const toolchain *tc, const task_meta *task)
+run_mode toolchain_mode(const toolchain *tc, const task_meta *task)
 {
-    /* Plain CUDA and CUDA + MPI can be simulated; NCCL cannot. */
-    int simulable = kind_is(task, "cuda") || kind_is(task, "cuda_mpi");
-    if (simulable && tc->simcc && (tc->force_sim || !(tc->have_gpu && tc->have_nvcc)))
-        return "sim";
-    return "native";
+    if (kind_has(task, KIND_SIMULABLE) && tc->simcc && (tc->force_sim || !(tc->have_gpu && tc->have_nvcc)))
+        return MODE_SIM;
+    return MODE_NATIVE;
 }
 
 /* Is the library of a -lNAME word installed?  An optional library (NCCL, say)
@@ -359,7 +324,7 @@ static int library_found(const toolchain *tc, const char *word)
     char *file = xasprintf("lib%s.so", word + 2);
     char *flag = xasprintf("-print-file-name=%s", file);
     char *argv[] = { tc->cc, flag, NULL };
-    char *where = query(argv);
+    char *where = program_output(argv);
     int found = where && where[0] == '/';
     free(where);
     free(flag);
@@ -383,23 +348,25 @@ static int library_found(const toolchain *tc, const char *word)
 void build_command(const toolchain *tc, const task_meta *task, const char *source, const char *exe,
                    strlist *argv)
 {
-    if (strcmp(toolchain_mode(tc, task), "sim") == 0) {
+    const kind_info *kind = task_kind(task);
+    run_mode mode = toolchain_mode(tc, task);
+    if (mode == MODE_SIM) {
         sl_push(argv, tc->simcc);
         sl_push(argv, "-O2");
-    } else if (task_uses_cuda(task)) {
+    } else if (kind->flags & KIND_CUDA) {
         sl_push(argv, tc->nvcc);
         sl_push(argv, "-O2");
         sl_push_owned(argv, xasprintf("-arch=%s", tc->cuda_arch));
         if (tc->werror)
             sl_push(argv, "-Werror=all-warnings");
     } else {
-        sl_push(argv, kind_uses_mpi(task) ? tc->mpicc : tc->cc);
+        sl_push(argv, kind->flags & KIND_MPI ? tc->mpicc : tc->cc);
         for (int i = 0; i < tc->cflags.count; i++)
             sl_push(argv, tc->cflags.items[i]);
         if (tc->werror)
             sl_push(argv, "-Werror");
     }
-    if (kind_is(task, "cuda_mpi") || kind_is(task, "nccl")) {
+    if (kind->flags & KIND_MPI_CXX_HOST) {
         /* MPI's wrapper as the host compiler: it knows mpi.h and the MPI libraries. */
         sl_push(argv, "-ccbin");
         sl_push(argv, tc->mpicxx);
@@ -410,16 +377,14 @@ void build_command(const toolchain *tc, const task_meta *task, const char *sourc
     sl_push(argv, "-o");
     sl_push(argv, exe);
     sl_push(argv, source);
-    if (kind_is(task, "pthreads") || kind_is(task, "processes"))
-        sl_push(argv, "-pthread");
-    if (kind_is(task, "openmp")) {
+    if (kind->flags & KIND_OPENMP)
         sl_push(argv, "-fopenmp");
+    if (kind->flags & KIND_PTHREAD)
         sl_push(argv, "-pthread");
-    }
-    if (kind_is(task, "nccl"))
-        sl_push(argv, "-lnccl");
+    if (kind->libs)
+        sl_split_words(argv, kind->libs);
     /* Native builds only: the simulator has no cuBLAS and the like (CUDA_SIM guards them). */
-    if (task->libs && strcmp(toolchain_mode(tc, task), "sim") != 0) {
+    if (task->libs && mode != MODE_SIM) {
         strlist libs = { 0 };
         sl_split_words(&libs, task->libs);
         for (int i = 0; i < libs.count; i++)
@@ -433,45 +398,12 @@ void build_command(const toolchain *tc, const task_meta *task, const char *sourc
 void launch_command(const toolchain *tc, const task_meta *task, const run_config *cfg, const char *exe,
                     strlist *argv, strlist *env)
 {
-    const char *ranks = config_get(cfg, "ranks");
-    if (kind_uses_mpi(task)) {
-        sl_push(argv, tc->mpiexec);
-        if (tc->use_srun) {
-            sl_push(argv, "--overcommit");       /* 4 ranks in an allocation of fewer cores */
-            sl_push(argv, "--kill-on-bad-exit=1"); /* a dying rank ends the step at once */
-            /* Without a PMI that the MPI speaks every rank starts as a lone "rank 0 of 1".
-             * MPIEXEC_FLAGS="--mpi=..." chooses another. */
-            int flags_choose = 0;
-            for (int i = 0; i < tc->mpiexec_flags.count; i++)
-                flags_choose |= strncmp(tc->mpiexec_flags.items[i], "--mpi", 5) == 0;
-            if (tc->srun_mpi && !flags_choose)
-                sl_push_owned(argv, xasprintf("--mpi=%s", tc->srun_mpi));
-        }
-        sl_push(argv, "-n");
-        sl_push(argv, ranks ? ranks : "1");
-        if (!tc->use_srun && (tc->hosts || tc->hostfile)) {
-            if (tc->hosts)
-                sl_push(argv, tc->mpi_is_openmpi ? "--host" : "-hosts");
-            else
-                sl_push(argv, tc->mpi_is_openmpi ? "--hostfile" : "-f");
-            sl_push(argv, tc->hosts ? tc->hosts : tc->hostfile);
-        }
-        if (tc->mpi_is_openmpi && !tc->use_srun) {
-            /* Open MPI refuses more ranks than cores, and root, unless told. */
-            sl_push(argv, "--oversubscribe");
-            /* When a rank exits non-zero, Open MPI 4 waits odls_base_sigkill_timeout
-             * seconds (1) before SIGTERM to the others and again before SIGKILL: 2 s
-             * of every failing run spent waiting (0.3 s with 0).  A learner's failing
-             * task is the common case, so no wait, unless the user chose one. */
-            if (!getenv("OMPI_MCA_odls_base_sigkill_timeout"))
-                sl_push(env, "OMPI_MCA_odls_base_sigkill_timeout=0");
-            if (geteuid() == 0) {
-                sl_push(env, "OMPI_ALLOW_RUN_AS_ROOT=1");
-                sl_push(env, "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1");
-            }
-        }
-        for (int i = 0; i < tc->mpiexec_flags.count; i++)
-            sl_push(argv, tc->mpiexec_flags.items[i]);
+    if (task_uses_launcher(task)) {
+        const launcher *l = tc->launcher ? tc->launcher : &launchers[0];
+        const char *ranks = config_get(cfg, "ranks");
+        launch_request req = { .program = tc->mpiexec, .ranks = ranks ? ranks : "1", .hosts = tc->hosts,
+                               .hostfile = tc->hostfile, .flags = &tc->mpiexec_flags, .pmi = tc->pmi };
+        l->command(&req, argv, env);
     }
     sl_push(argv, exe);
     for (int i = 0; i < cfg->nkeys; i++)

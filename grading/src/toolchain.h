@@ -1,5 +1,6 @@
 /* toolchain.h -- compilers, MPI launcher and GPU: what this machine has, and
- * the commands that build and launch a task of each kind.
+ * the commands that build and launch a task of each kind.  What a kind needs is a row
+ * in kinds.h's table; how a launcher starts ranks is a row in launchers.h's.
  *
  * Environment overrides: CC, MPICC, MPICXX, MPIEXEC, MPIEXEC_FLAGS, NVCC, CUDA_ARCH
  * (MPICXX and MPIEXEC default to the ones that belong to MPICC: mpi_sibling),
@@ -13,8 +14,16 @@
 #ifndef PR_TOOLCHAIN_H
 #define PR_TOOLCHAIN_H
 
+#include "kinds.h"
+#include "launchers.h"
 #include "meta.h"
 #include "util.h"
+
+/* How a task runs: natively, or in the CUDA CPU simulator (a CUDA kind the simulator
+ * can build, where no GPU and nvcc are, or GRADE_CUDA=sim). */
+typedef enum { MODE_NATIVE, MODE_SIM } run_mode;
+/* "native" or "sim": the name the reports write (and GRADE_CUDA=sim asks for). */
+const char *run_mode_name(run_mode mode);
 
 typedef struct {
     char *cc, *mpicc, *mpiexec, *nvcc, *cuda_arch;
@@ -28,10 +37,11 @@ typedef struct {
     int have_cc, have_mpi, have_nvcc, have_gpu;
     char *simcc;             /* grading/simcc (the CUDA CPU simulator's compiler driver), or NULL */
     int force_sim;           /* GRADE_CUDA=sim: simulate even where a GPU is present */
-    int mpi_is_openmpi;
-    int use_srun;            /* inside a SLURM allocation: launch ranks with srun */
-    char *srun_mpi;          /* srun's --mpi= (the PMI the MPI speaks: pmi2 for MPICH, pmix for
-                              * Open MPI where srun has it), or NULL for the site's default */
+    const launcher *launcher; /* what starts an MPI task's ranks (launchers.h), chosen by
+                               * toolchain_detect; NULL (no MPI, or never detected): the table's
+                               * first row, MPICH's Hydra */
+    char *pmi;               /* the PMI the launcher starts ranks with (srun's --mpi=: pmi2 for MPICH,
+                              * pmix for Open MPI where srun has it), or NULL for the site's default */
     char *hosts;             /* GRADE_HOSTS (make grade HOSTS=a,b): mpiexec's hosts, or NULL */
     char *hostfile;          /* GRADE_HOSTFILE (make grade HOSTFILE=f): mpiexec's host file, or NULL */
     char *mpi_version;       /* "MPICH 4.0.2", "Open MPI 4.1.4", or "none" */
@@ -66,26 +76,32 @@ int toolchain_ask_cuda_aware(const toolchain *tc);
 /* Why a task of this kind cannot run here (a new string), or NULL when it can.
  * *needs_gpu is set to 1 when the only thing missing is a GPU (or nvcc). */
 char *toolchain_skip_reason(const toolchain *tc, const task_meta *task, int *needs_gpu);
-/* How a task runs: "native", or "sim" for a CUDA task (kind cuda or cuda_mpi)
- * built with grading/simcc and run on the CPU (no usable GPU, or GRADE_CUDA=sim). */
-const char *toolchain_mode(const toolchain *tc, const task_meta *task);
+/* How a task runs: MODE_SIM for a CUDA task whose kind the simulator can build
+ * (KIND_SIMULABLE: cuda, cuda_mpi), built with grading/simcc and run on the CPU (no
+ * usable GPU, or GRADE_CUDA=sim); else MODE_NATIVE. */
+run_mode toolchain_mode(const toolchain *tc, const task_meta *task);
 
 /* The command that compiles `source` into `exe`: the task's own file, pr.h's folder and
  * the room's folder in the workbook (ROOT/NN_room) on the include path, so a task file
  * graded from elsewhere (--tasks-from) still gets the workbook's room header. */
 void build_command(const toolchain *tc, const task_meta *task, const char *source, const char *exe,
                    strlist *argv);
-/* The command that runs `exe` in configuration cfg (through mpiexec for MPI
- * kinds), and the environment it needs (OMP_NUM_THREADS=threads). */
+/* The command that runs `exe` in configuration cfg (through the launcher for MPI
+ * kinds: tc->launcher's command for `ranks`, hosts and MPIEXEC_FLAGS), and the
+ * environment it needs (the launcher's, then OMP_NUM_THREADS=threads). */
 void launch_command(const toolchain *tc, const task_meta *task, const run_config *cfg, const char *exe,
                     strlist *argv, strlist *env);
 
-/* 1 when the task runs under mpiexec (the MPI kinds). */
+/* 1 when the task runs under the MPI launcher (KIND_MPI: mpi, cuda_mpi, nccl). */
 int task_uses_launcher(const task_meta *task);
-/* 1 when the task is CUDA code (kinds cuda, cuda_mpi, nccl). */
+/* 1 when the task is CUDA code (KIND_CUDA: cuda, cuda_mpi, nccl). */
 int task_uses_cuda(const task_meta *task);
 
 /* Looks a program up in PATH (or checks a path with a slash); 1 if executable. */
 int program_exists(const char *name);
+/* Runs a short query (argv[0] looked up as program_exists does; 10 s at most) and
+ * returns what it printed on stdout (a new string), or NULL when it is not there,
+ * fails or runs too long. */
+char *program_output(char *const argv[]);
 
 #endif

@@ -28,8 +28,9 @@ fi
 out=build/fuzz
 mkdir -p "$out/artifacts"
 src=grading/tests/fuzz
-# Only the sources the two parsers need: util.c for the x* helpers.  (The rest of
-# the grader's core is not linked, so a harness never depends on the runner.)
+# Only the sources the two parsers need: util.c for the x* helpers, kinds.c for the
+# kinds a tasks.ini may name.  (The rest of the grader's core is not linked, so a
+# harness never depends on the runner.)
 # shellcheck disable=SC2054 # the commas are part of one option
 flags=(-g -O1 -std=c11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
        -fno-omit-frame-pointer -Igrading/src)
@@ -44,7 +45,7 @@ build() { # name, grader sources...
     fi
 }
 build fuzz_results grading/src/util.c grading/src/results.c
-build fuzz_meta grading/src/util.c grading/src/meta.c
+build fuzz_meta grading/src/util.c grading/src/kinds.c grading/src/meta.c
 
 # fuzz_meta writes every input to a file: in memory when /dev/shm is there (10x
 # faster), in a folder of its own that goes even when a harness dies.

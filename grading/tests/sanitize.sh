@@ -195,7 +195,7 @@ run_jobs() {
 # ---------------------------------------------------------------- builds ----
 # shellcheck disable=SC2054
 ASAN_CFLAGS=(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all -g -O1)
-# kind -> the link flags the grader uses for it (grading/src/toolchain.c)
+# kind -> the link flags the grader uses for it (grading/src/kinds.c: KIND_PTHREAD, KIND_OPENMP)
 kind_flags() {
     case "$1" in
         pthreads|processes) echo "-pthread" ;;

@@ -1,7 +1,9 @@
 /* unit_tests.c -- CUnit tests of the grader's own code: the result-line parser
- * and comparator, the metadata reader, the task generator, and the runner
+ * and comparator, the metadata reader, the task generator, the runner
  * against children that hang, crash, flood output, ignore SIGTERM or leave a
- * detached grandchild behind.
+ * detached grandchild behind, and the commands made from the kinds and launchers
+ * tables (every kind's build command and SKIP reasons, every launcher's argv and
+ * environment, pinned word for word).
  *
  * The exit status is the number of failures (capped), read before the registry
  * is cleaned up. */
@@ -11,6 +13,7 @@
 #include "meta.h"
 #include "results.h"
 #include "runner.h"
+#include "policy.h"
 #include "progress.h"
 #include "report.h"
 #include "toolchain.h"
@@ -241,6 +244,9 @@ static void test_room_load(void)
     CU_ASSERT_STRING_EQUAL(room.tasks[0].hints[2], "nearly the code");
     CU_ASSERT_STRING_EQUAL(room.tasks[0].libs, "-lcublas");
     CU_ASSERT_PTR_NULL(room.tasks[1].libs);
+    /* the kind's row, found once at load */
+    CU_ASSERT(room.tasks[0].kind_entry == kind_lookup("openmp") && task_kind(&room.tasks[0]) == kind_lookup("openmp"));
+    CU_ASSERT(room.tasks[1].kind_entry == kind_lookup("c"));
     CU_ASSERT_DOUBLE_EQUAL(room.tasks[1].timeout, 10.0, 1e-12);
     CU_ASSERT_EQUAL(room.tasks[1].nhints, 1); /* a default hint */
     CU_ASSERT_PTR_NOT_NULL(room.tasks[1].hints[0]);
@@ -270,7 +276,8 @@ static void test_room_load_errors(void)
     room_meta room;
     char err[400] = "";
     CU_ASSERT_EQUAL(load_ini("[task1]\ntitle = A\nsource = a.c\nkind = fortran\nruns = n=1\n", &room, err, sizeof err), -1);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err, "unknown kind 'fortran'"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "unknown kind 'fortran' (known: c pthreads openmp processes mpi cuda cuda_mpi "
+                                       "nccl)"));
     CU_ASSERT_PTR_NOT_NULL(strstr(err, ":4:")); /* the line of the kind */
     free_room(&room);
     /* A malformed line before it: that line is the first error, with its own number. */
@@ -706,7 +713,7 @@ static void test_toolchain_cuda_mpi(void)
     char *why = toolchain_skip_reason(&tc, &task, &needs_gpu);
     CU_ASSERT_PTR_NULL(why);
     free(why);
-    CU_ASSERT_STRING_EQUAL(toolchain_mode(&tc, &task), "sim");
+    CU_ASSERT_EQUAL(toolchain_mode(&tc, &task), MODE_SIM);
     strlist cmd = { 0 };
     build_command(&tc, &task, "t.cu", "t", &cmd);
     CU_ASSERT_STRING_EQUAL(cmd.items[0], "/w/grading/simcc");
@@ -727,7 +734,7 @@ static void test_toolchain_cuda_mpi(void)
     /* A GPU: nvcc, the wrapper again, and a library that is not installed left out. */
     fake_toolchain(&tc, 1);
     task.kind = "cuda_mpi";
-    CU_ASSERT_STRING_EQUAL(toolchain_mode(&tc, &task), "native");
+    CU_ASSERT_EQUAL(toolchain_mode(&tc, &task), MODE_NATIVE);
     build_command(&tc, &task, "t.cu", "t", &cmd);
     CU_ASSERT_STRING_EQUAL(cmd.items[0], "nvcc");
     CU_ASSERT(has_word(&cmd, "-ccbin") && has_word(&cmd, "mpicxx"));
@@ -747,7 +754,7 @@ static void test_toolchain_cuda_mpi(void)
     CU_ASSERT(cmd.count == 7 && strcmp(cmd.items[3], "-hosts") == 0 && strcmp(cmd.items[4], "node1,node2") == 0);
     CU_ASSERT(has_word(&cmd, "n=7") && !has_word(&cmd, "ranks=3"));
     sl_free(&cmd);
-    tc.mpi_is_openmpi = 1;
+    tc.launcher = launcher_lookup("openmpi");
     unsetenv("OMPI_MCA_odls_base_sigkill_timeout");
     launch_command(&tc, &task, &cfg, "./t", &cmd, &env);
     CU_ASSERT(has_word(&cmd, "--host") && has_word(&cmd, "--oversubscribe"));
@@ -759,7 +766,7 @@ static void test_toolchain_cuda_mpi(void)
     /* Inside a Slurm allocation srun starts the ranks, with the PMI the MPI speaks. */
     free(tc.hosts), tc.hosts = NULL;
     free(tc.mpiexec), tc.mpiexec = xstrdup("srun");
-    tc.use_srun = 1, tc.srun_mpi = xstrdup("pmix");
+    tc.launcher = launcher_lookup("srun"), tc.pmi = xstrdup("pmix");
     launch_command(&tc, &task, &cfg, "./t", &cmd, &env);
     CU_ASSERT_STRING_EQUAL(cmd.items[0], "srun");
     CU_ASSERT(has_word(&cmd, "--mpi=pmix") && has_word(&cmd, "--kill-on-bad-exit=1"));
@@ -770,7 +777,7 @@ static void test_toolchain_cuda_mpi(void)
     CU_ASSERT(has_word(&cmd, "--mpi=cray_shasta") && !has_word(&cmd, "--mpi=pmix"));
     sl_free(&cmd);
     sl_free(&tc.mpiexec_flags);
-    free(tc.srun_mpi), tc.srun_mpi = NULL; /* no PMI srun knows: the site's default */
+    free(tc.pmi), tc.pmi = NULL; /* no PMI srun knows: the site's default */
     launch_command(&tc, &task, &cfg, "./t", &cmd, &env);
     for (int i = 0; i < cmd.count; i++)
         CU_ASSERT(strncmp(cmd.items[i], "--mpi", 5) != 0);
@@ -785,6 +792,606 @@ static void test_toolchain_cuda_mpi(void)
     CU_ASSERT_EQUAL(needs_gpu, 0);
     free(why);
     toolchain_free(&tc);
+}
+
+/* ---- pinned commands: the launchers' argv and environment, every kind's build ------- */
+
+/* Chooses the launcher that starts an MPI task's ranks ("hydra", "openmpi", "srun"), as
+ * detection would, with pmi as srun's --mpi= choice (NULL: the site's default). */
+static void use_launcher(toolchain *tc, const char *name, const char *pmi)
+{
+    tc->launcher = launcher_lookup(name);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(tc->launcher);
+    free(tc->pmi);
+    tc->pmi = pmi ? xstrdup(pmi) : NULL;
+    free(tc->mpiexec);
+    tc->mpiexec = xstrdup(tc->launcher->program ? tc->launcher->program : "mpiexec");
+}
+
+/* A run mode as the reports write it. */
+#define MODE_NAME(mode) run_mode_name(mode)
+
+#define WORDS(...) ((const char *const[]){ __VA_ARGS__, NULL })
+#define NO_WORDS ((const char *const[]){ NULL })
+
+/* 1 when got holds exactly the words of want (NULL-terminated); else 0, and both are shown. */
+static int words_are(const strlist *got, const char *const *want)
+{
+    int n = 0;
+    while (want[n])
+        n++;
+    int same = got->count == n;
+    for (int i = 0; same && i < n; i++)
+        same = strcmp(got->items[i], want[i]) == 0;
+    if (!same) {
+        fprintf(stderr, "\n    got: ");
+        for (int i = 0; i < got->count; i++)
+            fprintf(stderr, " %s", got->items[i]);
+        fprintf(stderr, "\n    want:");
+        for (int i = 0; i < n; i++)
+            fprintf(stderr, " %s", want[i]);
+        fprintf(stderr, "\n");
+    }
+    return same;
+}
+
+/* launch_command for an MPI task in "ranks=4 n=7" (with threads: "ranks=4 threads=2 n=7"),
+ * into fresh argv and env. */
+static void launch_four(const toolchain *tc, int threads, strlist *argv, strlist *env)
+{
+    task_meta task;
+    memset(&task, 0, sizeof task);
+    task.kind = "mpi";
+    char *keys[] = { "ranks", "n" }, *values[] = { "4", "7" };
+    char *tkeys[] = { "ranks", "threads", "n" }, *tvalues[] = { "4", "2", "7" };
+    run_config cfg = { .label = "ranks=4 n=7", .nkeys = threads ? 3 : 2, .keys = threads ? tkeys : keys,
+                       .values = threads ? tvalues : values };
+    memset(argv, 0, sizeof *argv);
+    memset(env, 0, sizeof *env);
+    launch_command(tc, &task, &cfg, "./t", argv, env);
+}
+
+/* MPICH's Hydra mpiexec: -n, then -hosts or -f, then MPIEXEC_FLAGS; no environment of its own. */
+static void test_launcher_hydra(void)
+{
+    toolchain tc;
+    fake_toolchain(&tc, 0);
+    use_launcher(&tc, "hydra", NULL);
+    strlist argv, env;
+    launch_four(&tc, 0, &argv, &env);
+    CU_ASSERT(words_are(&argv, WORDS("mpiexec", "-n", "4", "./t", "n=7")));
+    CU_ASSERT(words_are(&env, NO_WORDS));
+    sl_free(&argv), sl_free(&env);
+    tc.hosts = xstrdup("node1,node2");
+    launch_four(&tc, 0, &argv, &env);
+    CU_ASSERT(words_are(&argv, WORDS("mpiexec", "-n", "4", "-hosts", "node1,node2", "./t", "n=7")));
+    CU_ASSERT(words_are(&env, NO_WORDS));
+    sl_free(&argv), sl_free(&env);
+    free(tc.hosts), tc.hosts = NULL;
+    tc.hostfile = xstrdup("/w/hosts.txt");
+    launch_four(&tc, 0, &argv, &env);
+    CU_ASSERT(words_are(&argv, WORDS("mpiexec", "-n", "4", "-f", "/w/hosts.txt", "./t", "n=7")));
+    sl_free(&argv), sl_free(&env);
+    sl_split_words(&tc.mpiexec_flags, "-bind-to none");
+    launch_four(&tc, 1, &argv, &env);
+    CU_ASSERT(words_are(&argv, WORDS("mpiexec", "-n", "4", "-f", "/w/hosts.txt", "-bind-to", "none", "./t",
+                                     "threads=2", "n=7")));
+    CU_ASSERT(words_are(&env, WORDS("OMP_NUM_THREADS=2")));
+    sl_free(&argv), sl_free(&env);
+    toolchain_free(&tc);
+    /* A rank's signal, as Hydra says it (on stdout); not the others' words. */
+    const launcher *hydra = launcher_lookup("hydra");
+    CU_ASSERT_EQUAL(hydra->reported_signal("YOUR APPLICATION TERMINATED WITH THE EXIT STRING: Killed (signal 9)\n"), 9);
+    CU_ASSERT_EQUAL(hydra->reported_signal("EXIT STRING: Terminated\n(signal 15)\n"), 0); /* not on its line */
+    CU_ASSERT_EQUAL(hydra->reported_signal("... exited on signal 11 (Segmentation fault).\n"), 0);
+    CU_ASSERT_EQUAL(hydra->reported_signal(NULL), 0);
+}
+
+/* Open MPI's mpiexec: --host or --hostfile, --oversubscribe, no kill delay unless the user
+ * chose one, and (as root) the two variables that let it start. */
+static void test_launcher_openmpi(void)
+{
+    char *was = getenv("OMPI_MCA_odls_base_sigkill_timeout") ? xstrdup(getenv("OMPI_MCA_odls_base_sigkill_timeout"))
+                                                             : NULL;
+    unsetenv("OMPI_MCA_odls_base_sigkill_timeout");
+    int root = geteuid() == 0;
+    toolchain tc;
+    fake_toolchain(&tc, 0);
+    use_launcher(&tc, "openmpi", NULL);
+    strlist argv, env;
+    launch_four(&tc, 0, &argv, &env);
+    CU_ASSERT(words_are(&argv, WORDS("mpiexec", "-n", "4", "--oversubscribe", "./t", "n=7")));
+    CU_ASSERT(words_are(&env, root ? WORDS("OMPI_MCA_odls_base_sigkill_timeout=0", "OMPI_ALLOW_RUN_AS_ROOT=1",
+                                           "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
+                                   : WORDS("OMPI_MCA_odls_base_sigkill_timeout=0")));
+    sl_free(&argv), sl_free(&env);
+    tc.hosts = xstrdup("node1,node2");
+    launch_four(&tc, 0, &argv, &env);
+    CU_ASSERT(words_are(&argv, WORDS("mpiexec", "-n", "4", "--host", "node1,node2", "--oversubscribe", "./t",
+                                     "n=7")));
+    sl_free(&argv), sl_free(&env);
+    free(tc.hosts), tc.hosts = NULL;
+    tc.hostfile = xstrdup("/w/hosts.txt");
+    sl_split_words(&tc.mpiexec_flags, "--bind-to none");
+    setenv("OMPI_MCA_odls_base_sigkill_timeout", "5", 1); /* the user's own choice: kept */
+    launch_four(&tc, 1, &argv, &env);
+    CU_ASSERT(words_are(&argv, WORDS("mpiexec", "-n", "4", "--hostfile", "/w/hosts.txt", "--oversubscribe",
+                                     "--bind-to", "none", "./t", "threads=2", "n=7")));
+    CU_ASSERT(words_are(&env, root ? WORDS("OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
+                                           "OMP_NUM_THREADS=2")
+                                   : WORDS("OMP_NUM_THREADS=2")));
+    sl_free(&argv), sl_free(&env);
+    if (was)
+        setenv("OMPI_MCA_odls_base_sigkill_timeout", was, 1);
+    else
+        unsetenv("OMPI_MCA_odls_base_sigkill_timeout");
+    free(was);
+    toolchain_free(&tc);
+    const launcher *openmpi = launcher_lookup("openmpi");
+    CU_ASSERT_EQUAL(openmpi->reported_signal("mpiexec noticed that process rank 1 with PID 0 on node n1 exited on "
+                                             "signal 6 (Aborted).\n"), 6);
+    CU_ASSERT_EQUAL(openmpi->reported_signal("EXIT STRING: Aborted (signal 6)\n"), 0);
+    CU_ASSERT_EQUAL(openmpi->reported_signal(NULL), 0);
+}
+
+/* Slurm's srun: --overcommit, --kill-on-bad-exit=1, the PMI the MPI speaks unless
+ * MPIEXEC_FLAGS chooses one; hosts are not its business (Slurm places the ranks). */
+static void test_launcher_srun(void)
+{
+    toolchain tc;
+    fake_toolchain(&tc, 0);
+    use_launcher(&tc, "srun", "pmi2");
+    strlist argv, env;
+    launch_four(&tc, 0, &argv, &env);
+    CU_ASSERT(words_are(&argv, WORDS("srun", "--overcommit", "--kill-on-bad-exit=1", "--mpi=pmi2", "-n", "4", "./t",
+                                     "n=7")));
+    CU_ASSERT(words_are(&env, NO_WORDS));
+    sl_free(&argv), sl_free(&env);
+    tc.hosts = xstrdup("node1,node2");
+    launch_four(&tc, 0, &argv, &env);
+    CU_ASSERT(words_are(&argv, WORDS("srun", "--overcommit", "--kill-on-bad-exit=1", "--mpi=pmi2", "-n", "4", "./t",
+                                     "n=7")));
+    CU_ASSERT(words_are(&env, NO_WORDS));
+    sl_free(&argv), sl_free(&env);
+    free(tc.hosts), tc.hosts = NULL;
+    use_launcher(&tc, "srun", NULL); /* no PMI srun knows for this MPI: the site's default */
+    launch_four(&tc, 1, &argv, &env);
+    CU_ASSERT(words_are(&argv, WORDS("srun", "--overcommit", "--kill-on-bad-exit=1", "-n", "4", "./t", "threads=2",
+                                     "n=7")));
+    CU_ASSERT(words_are(&env, WORDS("OMP_NUM_THREADS=2")));
+    sl_free(&argv), sl_free(&env);
+    use_launcher(&tc, "srun", "pmix");
+    sl_split_words(&tc.mpiexec_flags, "--mpi=cray_shasta --exclusive");
+    launch_four(&tc, 0, &argv, &env);
+    CU_ASSERT(words_are(&argv, WORDS("srun", "--overcommit", "--kill-on-bad-exit=1", "-n", "4", "--mpi=cray_shasta",
+                                     "--exclusive", "./t", "n=7")));
+    sl_free(&argv), sl_free(&env);
+    toolchain_free(&tc);
+    /* srun names the signal's description per task; Terminated and Killed are its own clean-up. */
+    const launcher *srun = launcher_lookup("srun");
+    CU_ASSERT_EQUAL(srun->reported_signal("srun: error: node7: task 0: Terminated\n"
+                                          "srun: error: node7: task 2: Aborted\n"), SIGABRT);
+    CU_ASSERT_EQUAL(srun->reported_signal("srun: error: node7: task 1: Killed\n"), 0);
+    CU_ASSERT_EQUAL(srun->reported_signal("EXIT STRING: Aborted (signal 6)\n"), 0);
+    CU_ASSERT_PTR_NOT_NULL(srun->no_hosts); /* HOSTS are refused under it (test_hosts_under_slurm) */
+}
+
+/* Every launcher in the table has its test above: adding a row means adding its test. */
+static void test_launchers_all_tested(void)
+{
+    static const char *const tested[] = { "hydra", "openmpi", "srun" };
+    CU_ASSERT_EQUAL(nlaunchers, (int)(sizeof tested / sizeof tested[0]));
+    for (int i = 0; i < nlaunchers; i++) {
+        int found = 0;
+        for (size_t t = 0; t < sizeof tested / sizeof tested[0]; t++)
+            found |= strcmp(launchers[i].name, tested[t]) == 0;
+        if (!found)
+            fprintf(stderr, "\n    launcher %s has no test of its argv and env\n", launchers[i].name);
+        CU_ASSERT(found);
+        /* a row is chosen one way or the other, and can launch */
+        CU_ASSERT((launchers[i].chosen_by_environment != NULL) != (launchers[i].version_marks != NULL));
+        CU_ASSERT_PTR_NOT_NULL(launchers[i].command);
+        CU_ASSERT(!launchers[i].version_marks || (launchers[i].version && launchers[i].pmi));
+        CU_ASSERT(!launchers[i].chosen_by_environment || launchers[i].program);
+    }
+}
+
+/* A fake MPI in a folder of its own: mpicc, mpiexec printing `version`, and (slurm) an
+ * srun whose --mpi=list prints `plugins`. */
+static char *fake_mpi(const char *version, const char *plugins)
+{
+    char *dir = xstrdup("/tmp/pr-fake-mpi-XXXXXX");
+    if (!mkdtemp(dir))
+        return dir;
+    const char *names[] = { "mpicc", "mpiexec", "srun" };
+    for (int i = 0; i < 3; i++) {
+        if (i == 2 && !plugins)
+            continue;
+        char *path = xasprintf("%s/%s", dir, names[i]);
+        char *text = i == 0 ? xstrdup("#!/bin/sh\nexit 0\n")
+                            : xasprintf("#!/bin/sh\nprintf '%s'\n", i == 1 ? version : plugins);
+        write_file(path, text, strlen(text));
+        chmod(path, 0755);
+        free(path), free(text);
+    }
+    return dir;
+}
+
+/* The variables a toolchain's detection reads, saved and unset; restored (and freed) after. */
+static const char *const detect_vars[] = { "PATH", "MPICC", "MPICXX", "MPIEXEC", "MPIEXEC_FLAGS", "SLURM_JOB_ID",
+                                           "GRADE_HOSTS", "GRADE_HOSTFILE", "GRADE_CUDA", NULL };
+#define NDETECT_VARS (sizeof detect_vars / sizeof detect_vars[0] - 1)
+
+static void save_detect_vars(char **saved)
+{
+    for (size_t i = 0; i < NDETECT_VARS; i++) {
+        saved[i] = getenv(detect_vars[i]) ? xstrdup(getenv(detect_vars[i])) : NULL;
+        unsetenv(detect_vars[i]);
+    }
+}
+
+static void restore_detect_vars(char **saved)
+{
+    for (size_t i = 0; i < NDETECT_VARS; i++) {
+        if (saved[i])
+            setenv(detect_vars[i], saved[i], 1);
+        else
+            unsetenv(detect_vars[i]);
+        free(saved[i]);
+    }
+}
+
+/* toolchain_detect with PATH holding only dir, and the given environment ("NAME=value"
+ * words; every other variable the launcher choice reads unset). */
+static void detect_in(toolchain *tc, const char *dir, const char *const *vars)
+{
+    char *saved[NDETECT_VARS];
+    save_detect_vars(saved);
+    setenv("PATH", dir, 1);
+    for (int i = 0; vars[i]; i++) {
+        char *name = xstrndup(vars[i], strcspn(vars[i], "="));
+        setenv(name, vars[i] + strlen(name) + 1, 1);
+        free(name);
+    }
+    char *top = realpath(".", NULL);
+    toolchain_detect(tc, top);
+    free(top);
+    restore_detect_vars(saved);
+}
+
+static void remove_fake_mpi(char *dir)
+{
+    remove_tree(dir);
+    free(dir);
+}
+
+/* Which launcher detection picks, and the MPI flavour the report names: from
+ * `mpiexec --version`, and srun inside a Slurm allocation. */
+static void test_launcher_detection(void)
+{
+    toolchain tc;
+    strlist argv, env;
+    char *dir = fake_mpi("HYDRA build details:\\n    Version:                                 4.0.2\\n", NULL);
+    detect_in(&tc, dir, WORDS("GRADE_HOSTS=a,b"));
+    CU_ASSERT_STRING_EQUAL(tc.mpi_version, "MPICH 4.0.2, on hosts a,b");
+    launch_four(&tc, 0, &argv, &env);
+    CU_ASSERT(words_are(&argv, WORDS("mpiexec", "-n", "4", "-hosts", "a,b", "./t", "n=7")));
+    sl_free(&argv), sl_free(&env), toolchain_free(&tc);
+    remove_fake_mpi(dir);
+
+    dir = fake_mpi("mpiexec (OpenRTE) 4.1.4\\n\\nReport bugs to http://www.open-mpi.org/community/help/\\n", NULL);
+    detect_in(&tc, dir, WORDS("GRADE_HOSTFILE=/etc/hostname"));
+    CU_ASSERT_STRING_EQUAL(tc.mpi_version, "Open MPI 4.1.4, on the hosts in /etc/hostname");
+    launch_four(&tc, 0, &argv, &env);
+    CU_ASSERT(words_are(&argv, WORDS("mpiexec", "-n", "4", "--hostfile", "/etc/hostname", "--oversubscribe",
+                                     "./t", "n=7")));
+    sl_free(&argv), sl_free(&env), toolchain_free(&tc);
+    remove_fake_mpi(dir);
+
+    /* Slurm: srun starts the ranks; the flavour still from the MPI's own mpiexec. */
+    dir = fake_mpi("mpiexec (Open MPI) 5.0.3\\n", "MPI plugin types are...\\n\\tnone\\n\\tpmi2\\n\\tpmix\\n");
+    detect_in(&tc, dir, WORDS("SLURM_JOB_ID=42"));
+    CU_ASSERT_STRING_EQUAL(tc.mpi_version, "Open MPI 5.0.3, launched by srun");
+    CU_ASSERT_STRING_EQUAL(tc.mpiexec, "srun");
+    launch_four(&tc, 0, &argv, &env);
+    CU_ASSERT(words_are(&argv, WORDS("srun", "--overcommit", "--kill-on-bad-exit=1", "--mpi=pmix", "-n", "4", "./t",
+                                     "n=7")));
+    CU_ASSERT(words_are(&env, NO_WORDS));
+    sl_free(&argv), sl_free(&env), toolchain_free(&tc);
+    remove_fake_mpi(dir);
+
+    /* An srun without PMIx: Open MPI's ranks get the site's default, MPICH's PMI-2 regardless. */
+    dir = fake_mpi("mpiexec (Open MPI) 5.0.3\\n", "MPI plugin types are...\\n\\tnone\\n\\tpmi2\\n");
+    char *srun = xasprintf("%s/srun", dir), *mpiexec_var = xasprintf("MPIEXEC=%s", srun);
+    detect_in(&tc, dir, WORDS("SLURM_JOB_ID=42", mpiexec_var)); /* MPIEXEC=srun by name: the same */
+    CU_ASSERT_STRING_EQUAL(tc.mpi_version, "Open MPI 5.0.3, launched by srun");
+    CU_ASSERT_STRING_EQUAL(tc.mpiexec, srun);
+    launch_four(&tc, 0, &argv, &env);
+    CU_ASSERT(words_are(&argv, WORDS(srun, "--overcommit", "--kill-on-bad-exit=1", "-n", "4", "./t", "n=7")));
+    sl_free(&argv), sl_free(&env), toolchain_free(&tc);
+    free(srun), free(mpiexec_var);
+    remove_fake_mpi(dir);
+
+    dir = fake_mpi("HYDRA build details:\\n    Version:  4.2.0\\n", "MPI plugin types are...\\n\\tnone\\n");
+    detect_in(&tc, dir, WORDS("SLURM_JOB_ID=42"));
+    CU_ASSERT_STRING_EQUAL(tc.mpi_version, "MPICH 4.2.0, launched by srun");
+    launch_four(&tc, 0, &argv, &env);
+    CU_ASSERT(words_are(&argv, WORDS("srun", "--overcommit", "--kill-on-bad-exit=1", "--mpi=pmi2", "-n", "4", "./t",
+                                     "n=7")));
+    sl_free(&argv), sl_free(&env), toolchain_free(&tc);
+    /* MPIEXEC=mpiexec inside the allocation: the MPI's own launcher after all; HOSTS allowed */
+    detect_in(&tc, dir, WORDS("SLURM_JOB_ID=42", "MPIEXEC=mpiexec"));
+    CU_ASSERT_STRING_EQUAL(tc.mpi_version, "MPICH 4.2.0");
+    launch_four(&tc, 0, &argv, &env);
+    CU_ASSERT(words_are(&argv, WORDS("mpiexec", "-n", "4", "./t", "n=7")));
+    sl_free(&argv), sl_free(&env), toolchain_free(&tc);
+    remove_fake_mpi(dir);
+
+    /* An mpiexec that names neither: launched as MPICH's is. */
+    dir = fake_mpi("some other mpiexec 1.0\\n", NULL);
+    detect_in(&tc, dir, WORDS("GRADE_HOSTS=a"));
+    CU_ASSERT_STRING_EQUAL(tc.mpi_version, "unknown MPI, on hosts a");
+    launch_four(&tc, 0, &argv, &env);
+    CU_ASSERT(words_are(&argv, WORDS("mpiexec", "-n", "4", "-hosts", "a", "./t", "n=7")));
+    sl_free(&argv), sl_free(&env), toolchain_free(&tc);
+    remove_fake_mpi(dir);
+}
+
+/* HOSTS/HOSTFILE inside a Slurm allocation where srun would launch: refused. */
+static void test_hosts_under_slurm(void)
+{
+    char *dir = fake_mpi("HYDRA\\n", "none\\n");
+    char *saved[NDETECT_VARS];
+    save_detect_vars(saved);
+    setenv("PATH", dir, 1);
+    setenv("SLURM_JOB_ID", "42", 1);
+    setenv("GRADE_HOSTS", "a,b", 1);
+    char *why = toolchain_check_hosts();
+    CU_ASSERT_PTR_NOT_NULL(why && strstr(why, "HOSTS/HOSTFILE are for mpiexec: inside a Slurm allocation srun"));
+    free(why);
+    setenv("MPIEXEC", "mpiexec", 1);
+    why = toolchain_check_hosts();
+    CU_ASSERT_PTR_NULL(why);
+    free(why);
+    restore_detect_vars(saved);
+    remove_fake_mpi(dir);
+}
+
+/* Every kind as it builds, runs and skips: the build command on a GPU machine (native)
+ * and on one without (the simulator where the kind can be simulated), with and without
+ * -Werror; the launcher and CUDA questions; the run mode. */
+static void test_kinds_build_commands(void)
+{
+#define I_PATHS "-I/w/grading", "-I/w/01_x"
+    static const struct {
+        const char *kind;
+        int launcher, cuda;
+        const char *sim_mode;         /* toolchain_mode without a GPU */
+        const char *native[20], *sim[20], *werror[20];
+    } want[] = {
+        { "c", 0, 0, "native",
+          { "cc", "-std=c11", "-O2", I_PATHS, "-o", "t", "t.src", "-lm" },
+          { "cc", "-std=c11", "-O2", I_PATHS, "-o", "t", "t.src", "-lm" },
+          { "cc", "-std=c11", "-O2", "-Werror", I_PATHS, "-o", "t", "t.src", "-lm" } },
+        { "pthreads", 0, 0, "native",
+          { "cc", "-std=c11", "-O2", I_PATHS, "-o", "t", "t.src", "-pthread", "-lm" },
+          { "cc", "-std=c11", "-O2", I_PATHS, "-o", "t", "t.src", "-pthread", "-lm" },
+          { "cc", "-std=c11", "-O2", "-Werror", I_PATHS, "-o", "t", "t.src", "-pthread", "-lm" } },
+        { "openmp", 0, 0, "native",
+          { "cc", "-std=c11", "-O2", I_PATHS, "-o", "t", "t.src", "-fopenmp", "-pthread", "-lm" },
+          { "cc", "-std=c11", "-O2", I_PATHS, "-o", "t", "t.src", "-fopenmp", "-pthread", "-lm" },
+          { "cc", "-std=c11", "-O2", "-Werror", I_PATHS, "-o", "t", "t.src", "-fopenmp", "-pthread", "-lm" } },
+        { "processes", 0, 0, "native",
+          { "cc", "-std=c11", "-O2", I_PATHS, "-o", "t", "t.src", "-pthread", "-lm" },
+          { "cc", "-std=c11", "-O2", I_PATHS, "-o", "t", "t.src", "-pthread", "-lm" },
+          { "cc", "-std=c11", "-O2", "-Werror", I_PATHS, "-o", "t", "t.src", "-pthread", "-lm" } },
+        { "mpi", 1, 0, "native",
+          { "mpicc", "-std=c11", "-O2", I_PATHS, "-o", "t", "t.src", "-lm" },
+          { "mpicc", "-std=c11", "-O2", I_PATHS, "-o", "t", "t.src", "-lm" },
+          { "mpicc", "-std=c11", "-O2", "-Werror", I_PATHS, "-o", "t", "t.src", "-lm" } },
+        { "cuda", 0, 1, "sim",
+          { "nvcc", "-O2", "-arch=native", I_PATHS, "-o", "t", "t.src", "-lm" },
+          { "/w/grading/simcc", "-O2", I_PATHS, "-o", "t", "t.src", "-lm" },
+          { "nvcc", "-O2", "-arch=native", "-Werror=all-warnings", I_PATHS, "-o", "t", "t.src", "-lm" } },
+        { "cuda_mpi", 1, 1, "sim",
+          { "nvcc", "-O2", "-arch=native", "-ccbin", "mpicxx", I_PATHS, "-o", "t", "t.src", "-lm" },
+          { "/w/grading/simcc", "-O2", "-ccbin", "mpicxx", I_PATHS, "-o", "t", "t.src", "-lm" },
+          { "nvcc", "-O2", "-arch=native", "-Werror=all-warnings", "-ccbin", "mpicxx", I_PATHS, "-o", "t", "t.src",
+            "-lm" } },
+        { "nccl", 1, 1, "native",
+          { "nvcc", "-O2", "-arch=native", "-ccbin", "mpicxx", I_PATHS, "-o", "t", "t.src", "-lnccl", "-lm" },
+          { "nvcc", "-O2", "-arch=native", "-ccbin", "mpicxx", I_PATHS, "-o", "t", "t.src", "-lnccl", "-lm" },
+          { "nvcc", "-O2", "-arch=native", "-Werror=all-warnings", "-ccbin", "mpicxx", I_PATHS, "-o", "t", "t.src",
+            "-lnccl", "-lm" } },
+    };
+#undef I_PATHS
+    /* every row of the kinds table, and no other */
+    CU_ASSERT_EQUAL(nkinds, (int)(sizeof want / sizeof want[0]));
+    for (size_t k = 0; k < sizeof want / sizeof want[0]; k++)
+        CU_ASSERT(kind_lookup(want[k].kind) == &kinds[k]);
+    CU_ASSERT_PTR_NULL(kind_lookup("fortran"));
+    toolchain gpu, cpu;
+    fake_toolchain(&gpu, 1);
+    fake_toolchain(&cpu, 0);
+    sl_split_words(&gpu.cflags, "-std=c11 -O2");
+    sl_split_words(&cpu.cflags, "-std=c11 -O2");
+    for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+        task_meta task;
+        memset(&task, 0, sizeof task);
+        task.kind = (char *)want[k].kind;
+        task.room = "01_x";
+        CU_ASSERT_EQUAL(task_uses_launcher(&task), want[k].launcher);
+        CU_ASSERT_EQUAL(task_uses_cuda(&task), want[k].cuda);
+        CU_ASSERT_STRING_EQUAL(MODE_NAME(toolchain_mode(&gpu, &task)), "native");
+        CU_ASSERT_STRING_EQUAL(MODE_NAME(toolchain_mode(&cpu, &task)), want[k].sim_mode);
+        strlist cmd = { 0 };
+        build_command(&gpu, &task, "t.src", "t", &cmd);
+        CU_ASSERT(words_are(&cmd, want[k].native));
+        sl_free(&cmd);
+        build_command(&cpu, &task, "t.src", "t", &cmd);
+        CU_ASSERT(words_are(&cmd, want[k].sim));
+        sl_free(&cmd);
+        gpu.werror = 1;
+        build_command(&gpu, &task, "t.src", "t", &cmd);
+        CU_ASSERT(words_are(&cmd, want[k].werror));
+        sl_free(&cmd);
+        gpu.werror = 0;
+        /* -Werror never reaches the simulator */
+        cpu.werror = 1;
+        build_command(&cpu, &task, "t.src", "t", &cmd);
+        if (strcmp(want[k].sim_mode, "sim") == 0)
+            CU_ASSERT(words_are(&cmd, want[k].sim));
+        sl_free(&cmd);
+        cpu.werror = 0;
+        /* a program that is not MPI runs bare; one that is, under the launcher */
+        char *keys[] = { "ranks", "n" }, *values[] = { "2", "7" };
+        run_config cfg = { .label = "ranks=2 n=7", .nkeys = 2, .keys = keys, .values = values };
+        strlist env = { 0 };
+        launch_command(&cpu, &task, &cfg, "./t", &cmd, &env);
+        CU_ASSERT(words_are(&cmd, want[k].launcher ? WORDS("mpiexec", "-n", "2", "./t", "n=7") : WORDS("./t", "n=7")));
+        sl_free(&cmd), sl_free(&env);
+    }
+    toolchain_free(&gpu);
+    toolchain_free(&cpu);
+}
+
+/* Every kind's SKIP reason on machines that lack something, word for word. */
+static void test_kinds_skip_reasons(void)
+{
+    static const char *const no_mpi = "no MPI here (mpicc / mpiexec not found): `make deps` installs MPICH";
+    static const char *const no_cxx = "no MPI C++ compiler wrapper (/nonexistent/mpicxx not found; set MPICXX): CUDA "
+                                      "code with MPI is built with it as nvcc's host compiler";
+    static const char *const no_gpu = "needs an NVIDIA GPU and nvcc (no GPU found), or the CPU simulator "
+                                      "(grading/simcc, not found)";
+    static const char *const no_nvcc = "needs an NVIDIA GPU and nvcc (nvcc not found), or the CPU simulator "
+                                       "(grading/simcc, not found)";
+    static const char *const no_nccl = "needs an NVIDIA GPU and nvcc (no GPU found): the CPU simulator does not do "
+                                       "NCCL";
+    static const struct {
+        const char *kind;
+        const char *without_mpi, *without_cxx, *without_gpu_or_sim, *without_nvcc_or_sim, *without_gpu;
+    } want[] = {
+        { "c", NULL, NULL, NULL, NULL, NULL },
+        { "pthreads", NULL, NULL, NULL, NULL, NULL },
+        { "openmp", NULL, NULL, NULL, NULL, NULL },
+        { "processes", NULL, NULL, NULL, NULL, NULL },
+        { "mpi", no_mpi, NULL, NULL, NULL, NULL },
+        { "cuda", NULL, NULL, no_gpu, no_nvcc, NULL },
+        { "cuda_mpi", no_mpi, no_cxx, no_gpu, no_nvcc, NULL },
+        { "nccl", no_mpi, no_cxx, no_nccl, "needs an NVIDIA GPU and nvcc (nvcc not found): the CPU simulator does not "
+                                           "do NCCL", no_nccl },
+    };
+    for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+        task_meta task;
+        memset(&task, 0, sizeof task);
+        task.kind = (char *)want[k].kind;
+        task.room = "01_x";
+        for (int lack = 0; lack < 5; lack++) {
+            toolchain tc;
+            fake_toolchain(&tc, lack != 2 && lack != 4);
+            const char *expected = NULL;
+            int gpu_only = 0;
+            switch (lack) {
+            case 0: tc.have_mpi = 0, expected = want[k].without_mpi; break;
+            case 1: free(tc.mpicxx), tc.mpicxx = xstrdup("/nonexistent/mpicxx"), expected = want[k].without_cxx; break;
+            case 2: free(tc.simcc), tc.simcc = NULL, expected = want[k].without_gpu_or_sim; gpu_only = 1; break;
+            case 3: free(tc.simcc), tc.simcc = NULL, tc.have_nvcc = 0, expected = want[k].without_nvcc_or_sim;
+                    gpu_only = 1; break;
+            case 4: expected = want[k].without_gpu; gpu_only = 1; break; /* the simulator is here */
+            }
+            if (lack != 1) { /* an mpicxx that is surely there */
+                free(tc.mpicxx);
+                tc.mpicxx = xstrdup("/bin/sh");
+            }
+            int needs_gpu = -1;
+            char *why = toolchain_skip_reason(&tc, &task, &needs_gpu);
+            if (expected) {
+                CU_ASSERT_PTR_NOT_NULL(why);
+                if (why && strcmp(why, expected) != 0)
+                    fprintf(stderr, "\n    %s, case %d: got %s\n", want[k].kind, lack, why);
+                CU_ASSERT(why && strcmp(why, expected) == 0);
+                CU_ASSERT_EQUAL(needs_gpu, gpu_only);
+            } else {
+                CU_ASSERT_PTR_NULL(why);
+                CU_ASSERT_EQUAL(needs_gpu, 0);
+            }
+            free(why);
+            toolchain_free(&tc);
+        }
+    }
+}
+
+/* Every GRADE_* limit, read in one place: defaults, ranges, the rule to stop after a hang. */
+static void test_policy(void)
+{
+    static const char *const names[] = { "GRADE_TIMEOUT_SCALE", "GRADE_OUTPUT_LIMIT", "GRADE_PROCESS_LIMIT",
+                                         "GRADE_MEMORY_LIMIT" };
+    char *saved[4];
+    for (int i = 0; i < 4; i++) {
+        saved[i] = getenv(names[i]) ? xstrdup(getenv(names[i])) : NULL;
+        unsetenv(names[i]);
+    }
+    grade_policy p;
+    char *error = NULL;
+    CU_ASSERT_EQUAL(policy_load(&p, &error), 0);
+    CU_ASSERT_PTR_NULL(error);
+    CU_ASSERT_DOUBLE_EQUAL(p.timeout_scale, 1.0, 1e-12);
+    CU_ASSERT_EQUAL(p.output_cap, 1024 * 1024);
+    CU_ASSERT_EQUAL(p.max_procs, 256);
+    CU_ASSERT_EQUAL(p.memory_mib, 0);
+    CU_ASSERT_DOUBLE_EQUAL(policy_build_timeout(&p), 120.0, 1e-12);
+    run_request req = { 0 };
+    policy_limit_program(&p, 0, &req);
+    CU_ASSERT(req.max_memory > 0 && req.max_memory <= (size_t)1024 << 20 && req.limit_address_space);
+    CU_ASSERT_DOUBLE_EQUAL(req.kill_grace, POLICY_KILL_GRACE, 1e-12);
+    policy_limit_program(&p, 1, &req); /* CUDA: more memory, no address-space cap */
+    CU_ASSERT(req.max_memory <= (size_t)4096 << 20 && !req.limit_address_space);
+
+    setenv("GRADE_TIMEOUT_SCALE", "0.5", 1);
+    setenv("GRADE_OUTPUT_LIMIT", "4096", 1);
+    setenv("GRADE_PROCESS_LIMIT", "64", 1);
+    setenv("GRADE_MEMORY_LIMIT", "300", 1);
+    CU_ASSERT_EQUAL_FATAL(policy_load(&p, &error), 0);
+    CU_ASSERT_DOUBLE_EQUAL(policy_build_timeout(&p), 60.0, 1e-12);
+    CU_ASSERT_EQUAL(p.output_cap, 4096);
+    policy_limit_program(&p, 1, &req);
+    CU_ASSERT_EQUAL(req.max_procs, 64);
+    CU_ASSERT_EQUAL(req.max_memory, (size_t)300 << 20);
+    setenv("GRADE_PROCESS_LIMIT", "-3", 1); /* not above 0: the default, as before */
+    setenv("GRADE_MEMORY_LIMIT", "", 1);
+    CU_ASSERT_EQUAL_FATAL(policy_load(&p, &error), 0);
+    CU_ASSERT_EQUAL(p.max_procs, 256);
+    CU_ASSERT_EQUAL(p.memory_mib, 0);
+
+    /* out of range: the first one, named with its value */
+    setenv("GRADE_TIMEOUT_SCALE", "0", 1);
+    setenv("GRADE_OUTPUT_LIMIT", "12", 1);
+    CU_ASSERT_EQUAL(policy_load(&p, &error), -1);
+    CU_ASSERT_PTR_NOT_NULL(error && strstr(error, "GRADE_TIMEOUT_SCALE=0: must be a number greater than 0"));
+    free(error);
+    setenv("GRADE_TIMEOUT_SCALE", "2", 1);
+    CU_ASSERT_EQUAL(policy_load(&p, &error), -1);
+    CU_ASSERT_PTR_NOT_NULL(error && strstr(error, "GRADE_OUTPUT_LIMIT=12: must be a byte count from 1024"));
+    free(error);
+
+    /* a hang or a limit stops the task's remaining runs; anything else does not */
+    p.stop_after_hang = 1;
+    CU_ASSERT_STRING_EQUAL(policy_stop_reason(&p, RUN_TIMEOUT), "timed out");
+    CU_ASSERT_STRING_EQUAL(policy_stop_reason(&p, RUN_PROCESS_LIMIT), "hit the process limit");
+    CU_ASSERT_STRING_EQUAL(policy_stop_reason(&p, RUN_MEMORY_LIMIT), "hit the memory limit");
+    CU_ASSERT_PTR_NULL(policy_stop_reason(&p, RUN_SIGNALED));
+    CU_ASSERT_PTR_NULL(policy_stop_reason(&p, RUN_OUTPUT_LIMIT));
+    CU_ASSERT_PTR_NULL(policy_stop_reason(&p, RUN_EXITED));
+    p.stop_after_hang = 0;
+    CU_ASSERT_PTR_NULL(policy_stop_reason(&p, RUN_TIMEOUT));
+
+    for (int i = 0; i < 4; i++) {
+        if (saved[i])
+            setenv(names[i], saved[i], 1);
+        else
+            unsetenv(names[i]);
+        free(saved[i]);
+    }
 }
 
 /* Gradescope's file and the progress record, from a report of two tasks. */
@@ -920,6 +1527,15 @@ int main(void)
         { "toolchain", "CUDA + MPI: simulated or native, libraries, skips", test_toolchain_cuda_mpi },
         { "toolchain", "MPICXX and MPIEXEC that belong to MPICC", test_mpi_sibling },
         { "toolchain", "the CUDA-aware MPI probe", test_toolchain_cuda_aware_probe },
+        { "toolchain", "every kind's build command, native and simulated", test_kinds_build_commands },
+        { "toolchain", "every kind's SKIP reasons", test_kinds_skip_reasons },
+        { "launchers", "MPICH's Hydra mpiexec: argv and env for 4 ranks", test_launcher_hydra },
+        { "launchers", "Open MPI's mpiexec: argv and env for 4 ranks", test_launcher_openmpi },
+        { "launchers", "Slurm's srun: argv and env for 4 ranks", test_launcher_srun },
+        { "launchers", "detection: mpiexec --version, Slurm", test_launcher_detection },
+        { "launchers", "HOSTS under Slurm's srun", test_hosts_under_slurm },
+        { "launchers", "every launcher in the table is tested", test_launchers_all_tested },
+        { "policy", "every GRADE_* limit, the build timeout, when to stop", test_policy },
         { "report", "Gradescope's results.json and the progress record", test_gradescope_and_progress },
     };
     CU_pSuite suite = NULL;
