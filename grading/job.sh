@@ -37,10 +37,12 @@ fi
 # The grader first: it knows what the room's tasks need.
 make --no-print-directory -s grading/bin/grade >/dev/null || fail "the grader does not build here: run make doctor on this node"
 tasks=$(grading/bin/grade --describe --room "$room") || fail "no room $room (grading/bin/grade --list names them)"
-uses() { awk -F'\t' -v col="$1" 'NR > 1 && $col == "yes" { found = 1 } END { exit !found }' <<<"$tasks"; }
+# uses COLUMN: some task of the room has "yes" in that column of grade --describe
+uses() { awk -F'\t' -v want="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == want) col = i; next }
+                                   col && $col == "yes" { found = 1 } END { exit !found }' <<<"$tasks"; }
 uses_mpi=0 uses_cuda=0
-uses 5 && uses_mpi=1
-uses 6 && uses_cuda=1
+if uses mpi; then uses_mpi=1; fi
+if uses cuda; then uses_cuda=1; fi
 
 cpus=$(nproc)
 # OpenMP: the grader sets OMP_NUM_THREADS for every run (its threads=...); this value is

@@ -6,6 +6,7 @@
  * Exit status: 0 every graded task passed or was skipped; 1 otherwise; 2 usage. */
 #define _GNU_SOURCE
 #include "grader.h"
+#include "kinds.h"
 #include "meta.h"
 #include "progress.h"
 #include "report.h"
@@ -35,8 +36,9 @@ static void usage(FILE *f)
           "  --list               list rooms and tasks, and exit\n"
           "  --describe           what scripts need to know of the selected tasks, and exit: a\n"
           "                       header line, then one tab-separated line per run configuration\n"
-          "                       (task source solution kind mpi cuda libs line config; libs is -\n"
-          "                       when none, line is the tasks.ini runs line the config comes from)\n"
+          "                       (task source solution kind mpi cuda sim libs line config; sim: the\n"
+          "                       CUDA CPU simulator can build it; libs is - when none; line is the\n"
+          "                       tasks.ini runs line the config comes from)\n"
           "  --hint TASK          print the next level of a task's hint ladder (remembered in\n"
           "                       build/progress.json), and exit; with --level N that level,\n"
           "                       with --all every level, with --no-record nothing is remembered\n"
@@ -75,13 +77,15 @@ static void list_workbook(FILE *f, const workbook *wb)
  * checks), so that no script parses tasks.ini again.  One line per run configuration. */
 static void describe_tasks(FILE *f, const task_meta *const *tasks, int ntasks)
 {
-    fputs("task\tsource\tsolution\tkind\tmpi\tcuda\tlibs\tline\tconfig\n", f);
+    fputs("task\tsource\tsolution\tkind\tmpi\tcuda\tsim\tlibs\tline\tconfig\n", f);
     for (int i = 0; i < ntasks; i++) {
         const task_meta *t = tasks[i];
+        int simulable = (task_kind(t)->flags & KIND_SIMULABLE) != 0;
         for (int c = 0; c < t->nconfigs; c++)
-            fprintf(f, "%s\t%s/%s\tsolutions/%s/%s\t%s\t%s\t%s\t%s\t%d\t%s\n", t->id, t->room, t->source, t->room,
-                    t->source, t->kind, task_uses_launcher(t) ? "yes" : "no", task_uses_cuda(t) ? "yes" : "no",
-                    t->libs && *t->libs ? t->libs : "-", t->configs[c].line, t->configs[c].label);
+            fprintf(f, "%s\t%s/%s\tsolutions/%s/%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", t->id, t->room, t->source,
+                    t->room, t->source, t->kind, task_uses_launcher(t) ? "yes" : "no",
+                    task_uses_cuda(t) ? "yes" : "no", simulable ? "yes" : "no", t->libs && *t->libs ? t->libs : "-",
+                    t->configs[c].line, t->configs[c].label);
     }
 }
 

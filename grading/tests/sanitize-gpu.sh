@@ -69,9 +69,11 @@ lib_found() {
 # of the first runs line (its small sizes); libs "-" for none.
 gpu_tasks() {
     grading/bin/grade --describe | awk -F'\t' -v OFS='\t' '
-    NR > 1 && $6 == "yes" && $8 == 1 {
-        if (!($1 in last)) { order[++n] = $1; sol[$1] = $3; mpi[$1] = $5; libs[$1] = $7 }
-        last[$1] = $9
+    NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }   # the columns by name
+    $c["cuda"] == "yes" && $c["line"] == 1 {
+        t = $c["task"]
+        if (!(t in last)) { order[++n] = t; sol[t] = $c["solution"]; mpi[t] = $c["mpi"]; libs[t] = $c["libs"] }
+        last[t] = $c["config"]
     }
     END { for (i = 1; i <= n; i++) { t = order[i]; print t, sol[t], mpi[t], libs[t], last[t] } }'
 }

@@ -113,11 +113,12 @@ asan_extra() {
 # the last one with ranks=3 when the line lists 3 ranks.
 task_configs() {
     grading/bin/grade --describe | awk -F'\t' -v OFS='\t' '
-    NR > 1 {
-        k = $1 SUBSEP $8
-        if (!(k in first)) { first[k] = $9; order[++n] = k; id[k] = $1; sol[k] = $3; kind[k] = $4 }
-        last[k] = $9
-        if ((" " $9 " ") ~ / ranks=3 /) three[k] = $9
+    NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }   # the columns by name
+    {
+        k = $c["task"] SUBSEP $c["line"]; cfg = $c["config"]
+        if (!(k in first)) { first[k] = cfg; order[++n] = k; id[k] = $c["task"]; sol[k] = $c["solution"]; kind[k] = $c["kind"] }
+        last[k] = cfg
+        if ((" " cfg " ") ~ / ranks=3 /) three[k] = cfg
     }
     END {
         for (i = 1; i <= n; i++) {

@@ -61,7 +61,8 @@ runs=0 calls=0 bad_calls=0 started=$SECONDS
 # selection (and, in short mode, rooms 04 and 05 only).
 sim_tasks() {
     local t dir
-    grading/bin/grade --describe | awk -F'\t' 'NR > 1 && ($4 == "cuda" || $4 == "cuda_mpi") && !seen[$1]++ { print $1 }' |
+    grading/bin/grade --describe | awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+                                         $c["sim"] == "yes" && !seen[$1]++ { print $1 }' |
     while read -r t; do
         dir=${t%%/*}
         if [ -n "$seed_rooms" ]; then

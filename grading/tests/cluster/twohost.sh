@@ -95,8 +95,8 @@ for sol in solutions/03_mpi/task*.c; do
     exe=build/twohost/$id
     mpicc -std=c11 -O2 -Igrading -o "$exe" "$sol" -lm || { say "FAILED: $sol does not build"; failures=$((failures + 1)); continue; }
     # the first configuration (grade --describe), less its ranks
-    args=$(grading/bin/grade --describe --task "03_mpi/$id" | awk -F'\t' 'NR == 2 {
-        n = split($9, w, " "); for (i = 1; i <= n; i++) if (w[i] !~ /^ranks=/) printf "%s%s", (out++ ? " " : ""), w[i] }')
+    args=$(grading/bin/grade --describe --task "03_mpi/$id" | awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i } NR == 2 {
+        n = split($c["config"], w, " "); for (i = 1; i <= n; i++) if (w[i] !~ /^ranks=/) printf "%s%s", (out++ ? " " : ""), w[i] }')
     out=build/twohost/$id.out
     # The known exit hang (see above) also strikes, rarely, with one rank per host on a
     # busy machine: a run that printed a correct verdict and then hung is tried again.
