@@ -63,18 +63,11 @@ mpi_defaults() {
     MPIEXEC=${MPIEXEC:-$(mpi_sibling "$MPICC" mpiexec)}
 }
 
-# Is MPIEXEC (default mpiexec) Open MPI's?  Its --version says Open MPI or OpenRTE.
-is_openmpi() { "${1:-mpiexec}" --version 2>&1 | grep -qE 'Open MPI|OpenRTE'; }
-
-# mpi_run N PROGRAM ARGS...: N ranks under $MPIEXEC.  Open MPI wants --oversubscribe
-# for more ranks than cores, and leave to run as root (GPU nodes and containers often run
-# everything as root); MPICH needs neither.  Asks the flavour once (MPI_FLAVOUR).
+# mpi_run N PROGRAM ARGS...: N ranks, started as the grader starts a task's ranks (its
+# launcher table: Hydra, Open MPI with --oversubscribe and leave to run as root, srun
+# inside an allocation; MPIEXEC, MPIEXEC_FLAGS and hosts honoured): grade --launch.
 mpi_run() {
     local n=$1; shift
-    [ -n "${MPI_FLAVOUR:-}" ] || { is_openmpi "$MPIEXEC" && MPI_FLAVOUR=openmpi || MPI_FLAVOUR=mpich; }
-    if [ "$MPI_FLAVOUR" = openmpi ]; then
-        OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "$MPIEXEC" --oversubscribe -n "$n" "$@"
-    else
-        "$MPIEXEC" -n "$n" "$@"
-    fi
+    [ -x grading/bin/grade ] || { echo "mpi_run: grading/bin/grade is not built (make all)" >&2; return 2; }
+    grading/bin/grade --launch "$n" -- "$@"
 }

@@ -10,7 +10,7 @@
 # a timed test.  Timings need a quiet machine: do not run anything else meanwhile.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
-. grading/lib.sh  # mpi_defaults; mpi_run N PROGRAM...: N ranks under MPIEXEC, Open MPI or MPICH
+. grading/lib.sh  # mpi_defaults; mpi_run N PROGRAM...: N ranks, as the grader starts them
 mpi_defaults  # the MPI the grader would use: MPICC, and the mpiexec and mpicxx that belong to it
 room=${1:-}
 case ${room%%_*} in
@@ -30,7 +30,7 @@ echo "section,item,value,unit,spread_pct,ceiling,ceiling_value,ratio,target,verd
 {
     echo "# make bench: $(date -u +%Y-%m-%dT%H:%MZ)"
     echo
-    echo "Machine: $(lscpu 2>/dev/null | awk -F: '/Model name/ {gsub(/^ +/, "", $2); print $2; exit}'), $cores cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $("$MPIEXEC" --version 2>&1 | awk '/Version:/ {print "MPICH " $2; exit} /Open MPI|OpenRTE/ {print; exit}')"
+    echo "Machine: $(lscpu 2>/dev/null | awk -F: '/Model name/ {gsub(/^ +/, "", $2); print $2; exit}'), $cores cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(grading/bin/grade --launcher | cut -f2)"
     echo
     echo "| section | item | value | spread | ceiling | ratio | target | verdict |"
     echo "|---|---|---|---|---|---|---|---|"

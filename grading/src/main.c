@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include "grader.h"
 #include "kinds.h"
+#include "launchers.h"
 #include "meta.h"
 #include "progress.h"
 #include "report.h"
@@ -14,6 +15,7 @@
 #include "toolchain.h"
 #include "util.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +36,10 @@ static void usage(FILE *f)
           "  --junit FILE         JUnit XML report (default build/grade-report.xml)\n"
           "  --root DIR           the workbook (default .)\n"
           "  --list               list rooms and tasks, and exit\n"
+          "  --launch N -- PROG ARGS  run PROG ARGS as N MPI ranks, started as the grader starts a\n"
+          "                       task's ranks (its launcher, options, hosts, environment); the exit\n"
+          "                       status is the launcher's.  --launcher: that launcher's name, the\n"
+          "                       MPI and its version, tab-separated (\"openmpi\tOpen MPI 4.1.4\")\n"
           "  --describe           what scripts need to know of the selected tasks, and exit: a\n"
           "                       header line, then one tab-separated line per run configuration\n"
           "                       (task source solution kind mpi cuda sim libs line config; sim: the\n"
@@ -87,6 +93,38 @@ static void describe_tasks(FILE *f, const task_meta *const *tasks, int ntasks)
                     task_uses_cuda(t) ? "yes" : "no", simulable ? "yes" : "no", t->libs && *t->libs ? t->libs : "-",
                     t->configs[c].line, t->configs[c].label);
     }
+}
+
+/* --launch N -- PROG ARGS: PROG as N ranks, the way the grader starts a task's ranks,
+ * for scripts (make bench) that run MPI programs of their own.  Replaces this process. */
+static int launch_ranks(const char *root, const char *ranks_text, char **cmd)
+{
+    char *end = NULL;
+    long ranks = strtol(ranks_text, &end, 10);
+    if (end == ranks_text || *end != '\0' || ranks < 1 || ranks > 4096)
+        return usage_error("--launch %s: the rank count must be a whole number from 1 to 4096", ranks_text);
+    if (!cmd[0])
+        return usage_error("--launch %s: name the program after --, e.g. grade --launch 2 -- ./a.out", ranks_text);
+    toolchain tc;
+    toolchain_detect(&tc, root);
+    if (!tc.have_mpi) {
+        fprintf(stderr, "grade: --launch: no MPI here (%s / %s not found): `make deps` installs MPICH\n", tc.mpicc,
+                tc.mpiexec);
+        return 2;
+    }
+    strlist argv = { 0 }, env = { 0 };
+    char count[32];
+    snprintf(count, sizeof count, "%ld", ranks);
+    launcher_prefix(&tc, count, &argv, &env);
+    for (int i = 0; cmd[i]; i++)
+        sl_push(&argv, cmd[i]);
+    for (int i = 0; i < env.count; i++)
+        putenv(env.items[i]); /* env's strings stay alive: exec follows */
+    fflush(NULL);
+    char **words = sl_argv(&argv);
+    execvp(words[0], words);
+    fprintf(stderr, "grade: --launch: cannot run %s: %s\n", argv.items[0], strerror(errno));
+    return 127;
 }
 
 /* "01", "1", "01_threads", "01_threads/" all name room 01_threads. */
@@ -164,8 +202,9 @@ int main(int argc, char **argv)
     const char *json_path = "build/grade-report.json", *junit_path = "build/grade-report.xml";
     const char *root_arg = ".", *hint_task = NULL, *build_arg = NULL, *ref_dir_arg = NULL;
     const char *gradescope_path = NULL;
-    const char *hint_level = NULL;
-    int werror = 0, list_only = 0, describe = 0, quiet = 0, verbose = 0, show_progress = 0, hint_all = 0, hint_record = 1;
+    const char *hint_level = NULL, *launch_ranks_text = NULL;
+    char **launch_cmd = NULL;
+    int werror = 0, list_only = 0, describe = 0, show_launcher = 0, quiet = 0, verbose = 0, show_progress = 0, hint_all = 0, hint_record = 1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int has_value = i + 1 < argc;
@@ -188,6 +227,11 @@ int main(int argc, char **argv)
         VALUE_OPTION("--build-dir", build_arg)
         VALUE_OPTION("--ref-dir", ref_dir_arg)
         VALUE_OPTION("--gradescope", gradescope_path)
+        VALUE_OPTION("--launch", launch_ranks_text)
+        if (strcmp(a, "--") == 0) {
+            launch_cmd = argv + i + 1; /* the rest is --launch's program and its arguments */
+            break;
+        }
 #undef VALUE_OPTION
         if (strcmp(a, "--werror") == 0)
             werror = 1;
@@ -195,6 +239,8 @@ int main(int argc, char **argv)
             list_only = 1;
         else if (strcmp(a, "--describe") == 0)
             describe = 1;
+        else if (strcmp(a, "--launcher") == 0)
+            show_launcher = 1;
         else if (strcmp(a, "--quiet") == 0)
             quiet = 1;
         else if (strcmp(a, "--verbose") == 0)
@@ -231,6 +277,17 @@ int main(int argc, char **argv)
     char root[PATH_MAX];
     if (!realpath(root_arg, root))
         return usage_error("--root %s: no such folder", root_arg);
+    if (launch_ranks_text)
+        return launch_ranks(root, launch_ranks_text, launch_cmd ? launch_cmd : (char *[]){ NULL });
+    if (launch_cmd)
+        return usage_error("%s", "-- comes only after --launch N (see grade --help)");
+    if (show_launcher) {
+        toolchain tc;
+        toolchain_detect(&tc, root);
+        printf("%s\t%s\n", tc.launcher ? tc.launcher->name : "none", tc.mpi_version);
+        toolchain_free(&tc);
+        return 0;
+    }
     workbook wb;
     char err[600];
     if (workbook_load(root, &wb, err, sizeof err) != 0) {

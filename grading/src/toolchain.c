@@ -395,16 +395,19 @@ void build_command(const toolchain *tc, const task_meta *task, const char *sourc
     sl_push(argv, "-lm");
 }
 
+void launcher_prefix(const toolchain *tc, const char *ranks, strlist *argv, strlist *env)
+{
+    const launcher *l = tc->launcher ? tc->launcher : &launchers[0];
+    launch_request req = { .program = tc->mpiexec, .ranks = ranks ? ranks : "1", .hosts = tc->hosts,
+                           .hostfile = tc->hostfile, .flags = &tc->mpiexec_flags, .pmi = tc->pmi };
+    l->command(&req, argv, env);
+}
+
 void launch_command(const toolchain *tc, const task_meta *task, const run_config *cfg, const char *exe,
                     strlist *argv, strlist *env)
 {
-    if (task_uses_launcher(task)) {
-        const launcher *l = tc->launcher ? tc->launcher : &launchers[0];
-        const char *ranks = config_get(cfg, "ranks");
-        launch_request req = { .program = tc->mpiexec, .ranks = ranks ? ranks : "1", .hosts = tc->hosts,
-                               .hostfile = tc->hostfile, .flags = &tc->mpiexec_flags, .pmi = tc->pmi };
-        l->command(&req, argv, env);
-    }
+    if (task_uses_launcher(task))
+        launcher_prefix(tc, config_get(cfg, "ranks"), argv, env);
     sl_push(argv, exe);
     for (int i = 0; i < cfg->nkeys; i++)
         if (strcmp(cfg->keys[i], "ranks") != 0)

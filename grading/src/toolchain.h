@@ -86,6 +86,10 @@ run_mode toolchain_mode(const toolchain *tc, const task_meta *task);
  * graded from elsewhere (--tasks-from) still gets the workbook's room header. */
 void build_command(const toolchain *tc, const task_meta *task, const char *source, const char *exe,
                    strlist *argv);
+/* The words that start `ranks` ranks of a program (tc->launcher's command: the
+ * launcher, its options, hosts and MPIEXEC_FLAGS), and the variables it needs; the
+ * program and its arguments come after.  grade --launch gives it to scripts. */
+void launcher_prefix(const toolchain *tc, const char *ranks, strlist *argv, strlist *env);
 /* The command that runs `exe` in configuration cfg (through the launcher for MPI
  * kinds: tc->launcher's command for `ranks`, hosts and MPIEXEC_FLAGS), and the
  * environment it needs (the launcher's, then OMP_NUM_THREADS=threads). */

@@ -9,7 +9,6 @@ set -u
 mpi_only=0
 [ "${1:-}" = --mpi-only ] && mpi_only=1
 cd "$(dirname "$0")/../.." || exit 2
-. grading/lib.sh  # is_openmpi
 . grading/tests/lib-test.sh
 GRADE=grading/bin/grade
 # shellcheck disable=SC2001  # one sed for every character a regex treats specially
@@ -22,7 +21,7 @@ export NO_COLOR=1 GRADE_TIMEOUT_SCALE=0.2   # task1's 10 s timeout becomes 2 s
 # where its kill delay is not 0, as the grader sets it): it gets twice the time for
 # every case (make test-openmpi; the GPU machines have it).
 slow=1
-is_openmpi "${MPIEXEC:-mpiexec}" && slow=2
+[ "$(grading/bin/grade --launcher | cut -f1)" = openmpi ] && slow=2   # the launcher the grader picks
 
 # grade_hostile NAME EXPECTED_STATUS MAX_SECONDS [grep pattern the output must contain]
 # The hostile program stands in for TASK (default 01_threads/task1) of workbook ROOT (default .).

@@ -878,6 +878,12 @@ static void test_launcher_hydra(void)
                                      "threads=2", "n=7")));
     CU_ASSERT(words_are(&env, WORDS("OMP_NUM_THREADS=2")));
     sl_free(&argv), sl_free(&env);
+    /* grade --launch: the same words before a program of the script's own */
+    memset(&argv, 0, sizeof argv), memset(&env, 0, sizeof env);
+    launcher_prefix(&tc, "3", &argv, &env);
+    CU_ASSERT(words_are(&argv, WORDS("mpiexec", "-n", "3", "-f", "/w/hosts.txt", "-bind-to", "none")));
+    CU_ASSERT(words_are(&env, NO_WORDS));
+    sl_free(&argv), sl_free(&env);
     toolchain_free(&tc);
     /* A rank's signal, as Hydra says it (on stdout); not the others' words. */
     const launcher *hydra = launcher_lookup("hydra");
