@@ -117,7 +117,7 @@ sanitize-gpu: $(GRADE)
 
 ## gpu-session: on a machine with an NVIDIA GPU: rooms 04-06 natively, room 05's figures, check-gpu,
 ##              sanitize-gpu, the GPU bench, GPU DDP at 1..4 ranks (DEBS=dir: .debs to unpack;
-##              PART=grade|sanitize|bench, each under 10 minutes); a log and an archive in $OUT
+##              PART=grade|sanitize|bench, each a few minutes); a log and an archive in $OUT
 gpu-session:
 	$(Q)bash grading/tests/gpu-session.sh $(if $(DEBS),--debs $(DEBS)) $(if $(PART),--part $(PART))
 

@@ -12,14 +12,13 @@
 #   4. make sanitize-gpu: memcheck, racecheck, synccheck over every CUDA solution;
 #   5. make bench ROOM=04 (the GPU half: copy, CUB, cuBLAS and the kernels against
 #      them) and ROOM=06 (with 06 task6's GPU DDP at 1..4 ranks: time per epoch).
-# --part picks steps 3, 4 or 5 (1 and 2 always run; default all); each part fits in
-# 10 minutes where a job must (on an H100: grade 6 min, sanitize 1, bench 2).  --debs DIR: Debian .debs of libraries the machine lacks
-# (jansson, inih, CUnit), unpacked beside the repo (.gpu-carry/root), not into /.
+# --part picks steps 3, 4 or 5 (1 and 2 always run; default all); each part is short enough
+# for a short batch job (on an H100: grade 6 min, sanitize 1, bench 2).  --debs DIR: Debian .debs of libraries the machine lacks
+# (jansson, inih, CUnit), unpacked into build/debs-root, not into /.
 # The log streams to $OUT/log-PART.txt ($OUT: the folder to copy back from a
 # remote GPU node; else build/gpu-session); each step's whole output, its reports, sanitizer logs and bench
 # tables go to build/gpu-session/PART/, packed after every step into
-# $OUT/gpu-session-PART.tgz: two files, easy to copy back (at most 8 files are allowed
-# there, nothing deeper than two folders).  Each step says ok or FAILED; the last line counts
+# $OUT/gpu-session-PART.tgz: two files, easy to copy back from a remote node.  Each step says ok or FAILED; the last line counts
 # them.  Exit 0 when every step was ok, 1 otherwise, 2 on misuse, 3 when there is no
 # GPU (nothing checked).
 set -u
@@ -78,10 +77,10 @@ echo "  NCCL: $( (ldconfig -p 2>/dev/null | grep -m1 -o 'libnccl.so[.0-9]*') || 
 echo "  cores: $(nproc), $(head -1 /etc/os-release)"
 
 if [ -n "$debs" ]; then
-    root=$PWD/.gpu-carry/root
+    root=$PWD/build/debs-root
     mkdir -p "$root"
     set -- "$debs"/*.deb
-    [ -e "$1" ] || { echo "gpu-session: FAILED: no .deb files in $debs (carry the folder: it is not in git)"; exit 1; }
+    [ -e "$1" ] || { echo "gpu-session: FAILED: no .deb files in $debs (copy them there first: they are not in git)"; exit 1; }
     for f in "$@"; do dpkg -x "$f" "$root" || { echo "gpu-session: FAILED: dpkg -x $f"; exit 1; }; done
     export CPATH=$root/usr/include${CPATH:+:$CPATH}
     export LIBRARY_PATH=$root/usr/lib/x86_64-linux-gnu${LIBRARY_PATH:+:$LIBRARY_PATH}
@@ -134,7 +133,7 @@ fi
 
 if wants sanitize; then
     step "sanitize-gpu"
-    # 120 s a run (the script's default is 300): one hung run must not eat the call's 10 minutes
+    # 120 s a run (the script's default is 300): one hung run must not eat the part's time
     run sanitize-gpu 40 "sanitize-gpu" -- env SANITIZE_GPU_TIMEOUT="${SANITIZE_GPU_TIMEOUT:-120}" make -s sanitize-gpu
     cp -r build/sanitize-gpu/log "$keep/sanitize-gpu-logs" 2>/dev/null
 fi
