@@ -5,7 +5,6 @@ CC=${CC:-cc}
 NVCC=${NVCC:-nvcc}
 problems=0
 . "$(dirname "$0")/lib.sh"  # mpi_sibling, mpi_defaults
-mpiexec_given=${MPIEXEC:-}
 mpi_defaults  # MPICC, and the MPICXX and MPIEXEC beside it
 
 row() { printf '  %-22s %s\n' "$1" "$2"; }
@@ -48,26 +47,17 @@ if command -v valgrind >/dev/null 2>&1; then row "valgrind" "$(valgrind --versio
 
 echo "MPI (rooms 03, 05, 06)"
 if command -v "$MPICC" >/dev/null 2>&1 && command -v "$MPIEXEC" >/dev/null 2>&1; then
-    # The flavour from mpiexec; with MPIEXEC=srun, from the mpiexec beside MPICC (as the grader).
-    ask=$MPIEXEC; [ "${MPIEXEC##*/}" = srun ] && ask=$(mpi_sibling "$MPICC" mpiexec)
-    v=$("$ask" --version 2>&1)
-    if grep -q 'HYDRA' <<<"$v"; then flavour="MPICH $(awk '/Version:/ {print $2; exit}' <<<"$v")"
-    elif grep -qE 'Open MPI|OpenRTE' <<<"$v"; then flavour="Open MPI $(grep -oE '[0-9]+\.[0-9]+\.[0-9]+' <<<"$v" | head -n1)"
-    else flavour="unknown flavour"; fi
-    row "MPI" "$flavour ($MPICC, $MPIEXEC)"
-    row "MPICC compiles with" "$("$MPICC" -show 2>/dev/null | cut -c1-80 || "$MPICC" --showme 2>/dev/null | cut -c1-80)"
-    # Inside a Slurm job (MPIEXEC unset or srun) the grader launches with srun, and the ranks
-    # need a PMI their MPI speaks (grading/src/launchers.c: srun_pmi_for).
-    if [ -n "${SLURM_JOB_ID:-}" ] && { [ -z "$mpiexec_given" ] || [ "${mpiexec_given##*/}" = srun ]; } &&
-        command -v srun >/dev/null 2>&1; then
-        case $flavour in
-            MPICH*) row "ranks launched by" "srun --mpi=pmi2" ;;
-            Open\ MPI*)
-                if srun --mpi=list 2>&1 | grep -q pmix; then row "ranks launched by" "srun --mpi=pmix"
-                else row "ranks launched by" "srun, but it offers no pmix plugin: Open MPI's ranks need PMIx (ask your site, or MPIEXEC=mpiexec)"; fi ;;
-            *) row "ranks launched by" "srun (the site's default PMI)" ;;
-        esac
+    # Which MPI, and how the grader starts its ranks: the grader's launchers table answers
+    # (grade --launcher) once the grader is built; before that, mpiexec's own first line.
+    top=$(cd "$(dirname "$0")/.." && pwd)
+    if [ -x "$top/grading/bin/grade" ] && info=$("$top/grading/bin/grade" --root "$top" --launcher 2>/dev/null); then
+        IFS=$'\t' read -r _ flavour words <<<"$info"
+        row "MPI" "$flavour ($MPICC, $MPIEXEC)"
+        row "ranks launched by" "$words PROGRAM"
+    else
+        row "MPI" "$("$MPIEXEC" --version 2>&1 | first) ($MPICC, $MPIEXEC; make all, then make doctor again: how the grader launches ranks)"
     fi
+    row "MPICC compiles with" "$("$MPICC" -show 2>/dev/null | cut -c1-80 || "$MPICC" --showme 2>/dev/null | cut -c1-80)"
     # The same question room 05 asks (pr.h's pr_mpi_cuda_aware), of one real rank:
     # grading/probe-cuda-aware.c, which the grader asks too for its report.
     tmp=$(mktemp -d)

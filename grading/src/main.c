@@ -39,7 +39,8 @@ static void usage(FILE *f)
           "  --launch N -- PROG ARGS  run PROG ARGS as N MPI ranks, started as the grader starts a\n"
           "                       task's ranks (its launcher, options, hosts, environment); the exit\n"
           "                       status is the launcher's.  --launcher: that launcher's name, the\n"
-          "                       MPI and its version, tab-separated (\"openmpi\tOpen MPI 4.1.4\")\n"
+          "                       MPI and its version, and its command for R ranks, tab-separated\n"
+          "                       (\"hydra<TAB>MPICH 4.0.2<TAB>mpiexec -n R\")\n"
           "  --describe           what scripts need to know of the selected tasks, and exit: a\n"
           "                       header line, then one tab-separated line per run configuration\n"
           "                       (task source solution kind mpi cuda sim libs line config; sim: the\n"
@@ -284,7 +285,15 @@ int main(int argc, char **argv)
     if (show_launcher) {
         toolchain tc;
         toolchain_detect(&tc, root);
-        printf("%s\t%s\n", tc.launcher ? tc.launcher->name : "none", tc.mpi_version);
+        strlist words = { 0 }, env = { 0 };
+        launcher_prefix(&tc, "R", &words, &env);
+        printf("%s\t%s\t", tc.launcher ? tc.launcher->name : "none", tc.mpi_version);
+        for (int i = 0; i < env.count; i++)
+            printf("%s ", env.items[i]);
+        for (int i = 0; i < words.count; i++)
+            printf("%s%s", i ? " " : "", words.items[i]);
+        printf("\n");
+        sl_free(&words), sl_free(&env);
         toolchain_free(&tc);
         return 0;
     }
