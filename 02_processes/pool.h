@@ -2,9 +2,9 @@
  * pool.h -- the process pool of room 02's task 2, all of it but its three holes,
  * and the program's inputs, reference and checks.
  *
- * task2.c includes procs.h, defines the functions the pool runs, the messages
- * (request_t, reply_t), read_full and the pool's state (job_t, worker_t,
- * pool_t), then includes this header, then writes the three functions declared
+ * task2.c includes procs.h (read_full, write_full, ...), defines the functions
+ * the pool runs, the messages (request_t, reply_t) and the pool's state (job_t,
+ * worker_t, pool_t), then includes this header, then writes the three functions declared
  * below.  This header is made for that place in task2.c and uses what comes
  * before it.
  *
