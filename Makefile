@@ -25,7 +25,7 @@ GRADE    := grading/bin/grade
 PRGEN    := grading/bin/prgen
 UNIT     := grading/bin/unit-tests
 CLASS_REPORT := grading/bin/class-report
-DEPS     := bash grading/deps.sh
+DEPS     := bash grading/tools/deps.sh
 
 # A failing `make grade` typed by a person ends with the grader's own summary, not make's
 # "*** [Makefile:NN: grade] Error 1" under it: make is stopped quietly (SIGINT, which no
@@ -84,7 +84,7 @@ unit-test: $(UNIT)
 ## check-generated: the committed tasks equal what the generator makes of the committed solutions,
 ##                  every solution has its tasks.ini entry (and the check fails where it should)
 check-generated: $(PRGEN) $(GRADE)
-	$(Q)bash grading/check-generated.sh
+	$(Q)bash grading/tools/check-generated.sh
 	$(Q)bash grading/tests/check-generated-negative.sh
 
 ## check-dictation: the TODOs and first hints write out at most 5% of the solutions' lines and
@@ -94,7 +94,7 @@ check-dictation: $(GRADE)
 
 ## pristine: generate every untouched task into build/pristine/ (never touches your files)
 pristine: $(PRGEN)
-	$(Q)bash grading/pristine.sh build/pristine
+	$(Q)bash grading/tools/pristine.sh build/pristine
 
 ## check-solutions: every reference solution, graded as if a learner wrote it, passes
 check-solutions: $(GRADE)
@@ -166,9 +166,9 @@ check-hostile: $(GRADE)
 ## check-sim: the CUDA CPU simulator (grading/simcc): its own tests, the grader's sim mode end to end,
 ##            and every CUDA solution failing without its __syncthreads()
 check-sim: $(GRADE) $(PRGEN)
-	$(Q)bash grading/tests/sim/run.sh
+	$(Q)bash grading/sim/tests/run.sh
 	@mkdir -p build
-	$(Q)grading/simcc -O2 -o build/cunit_sim grading/tests/sim/cunit_sim.cu -lcunit
+	$(Q)grading/simcc -O2 -o build/cunit_sim grading/sim/tests/cunit_sim.cu -lcunit
 	$(Q)build/cunit_sim
 	$(Q)bash grading/tests/check-sim-grade.sh
 	$(Q)bash grading/tests/check-barriers.sh
@@ -191,11 +191,11 @@ test-openmpi: $(GRADE)
 
 ## generate: (maintainers) rewrite the tasks from the solutions; differing files are backed up first
 generate: $(PRGEN)
-	$(Q)bash grading/generate.sh
+	$(Q)bash grading/tools/generate.sh
 
 ## doctor: what this machine has: compilers, OpenMP, MPI, CUDA, GPU, libraries, cores
 doctor:
-	$(Q)bash grading/doctor.sh
+	$(Q)bash grading/tools/doctor.sh
 
 ## deps: install what is missing (Debian/Ubuntu as root), or print what to install
 deps:
@@ -209,7 +209,7 @@ hint: $(GRADE)
 
 ## reset: make reset TASK=01_threads/task2 restores the untouched task, keeping yours as a backup
 reset: $(PRGEN)
-	$(Q)bash grading/reset.sh "$(TASK)"
+	$(Q)bash grading/tools/reset.sh "$(TASK)"
 
 ## list: the rooms and tasks
 list: $(GRADE)
@@ -219,7 +219,7 @@ list: $(GRADE)
 ##               (folder, .tar.gz or .zip) in a clean tree: class.csv, summary.html under build/class
 grade-class: $(GRADE) $(CLASS_REPORT)
 	$(Q)$(DEPS) ensure class
-	$(Q)ROOM="$(ROOM)" TASK="$(TASK)" JOBS="$(JOBS)" bash grading/grade-class.sh "$(SUBMISSIONS)"
+	$(Q)ROOM="$(ROOM)" TASK="$(TASK)" JOBS="$(JOBS)" bash grading/tools/grade-class.sh "$(SUBMISSIONS)"
 
 ## progress: your rooms escaped, tasks passed and the next task (from your grading runs)
 progress: $(GRADE)
@@ -227,11 +227,11 @@ progress: $(GRADE)
 
 ## watch: make watch TASK=01_threads/task2 grades the task again every time you save it (Ctrl-C stops)
 watch: $(GRADE)
-	$(Q)bash grading/watch.sh "$(TASK)"
+	$(Q)bash grading/tools/watch.sh "$(TASK)"
 
 ## diff: make diff TASK=01_threads/task2 shows your changes against the untouched task
 diff: $(PRGEN)
-	$(Q)bash grading/diff.sh "$(TASK)"
+	$(Q)bash grading/tools/diff.sh "$(TASK)"
 
 ## bench: make bench [ROOM=03]: the solutions at benchmark sizes beside their ceilings (build/bench/)
 bench: $(GRADE)

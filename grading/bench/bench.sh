@@ -10,7 +10,7 @@
 # a timed test.  Timings need a quiet machine: do not run anything else meanwhile.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
-. grading/lib.sh  # mpi_defaults; mpi_run N PROGRAM...: N ranks, as the grader starts them
+. grading/tools/lib.sh  # mpi_defaults; mpi_run N PROGRAM...: N ranks, as the grader starts them
 mpi_defaults  # the MPI the grader would use: MPICC, and the mpiexec and mpicxx that belong to it
 room=${1:-}
 case ${room%%_*} in

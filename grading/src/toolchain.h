@@ -54,7 +54,7 @@ typedef struct {
  * in its folder and with its suffix (/opt/m/bin/mpicc: /opt/m/bin/mpiexec;
  * mpicc.openmpi: mpiexec.openmpi, as Debian and Ubuntu name them side by side)
  * where that program exists, else the plain name (found on PATH).  A new string.
- * grading/lib.sh has a shell copy for make doctor and make bench. */
+ * grading/tools/lib.sh has a shell copy for make doctor and make bench. */
 char *mpi_sibling(const char *mpicc, const char *tool);
 
 /* Checks GRADE_HOSTS and GRADE_HOSTFILE; NULL when they are fine (or unset),

@@ -28,7 +28,7 @@ path_without() {
 }
 
 path_without "$tmp/no-extras" gnuplot inotifywait
-out=$(PATH=$tmp/no-extras bash grading/deps.sh check all 2>&1); rc=$?
+out=$(PATH=$tmp/no-extras bash grading/tools/deps.sh check all 2>&1); rc=$?
 if [ $rc -eq 0 ]; then t_pass; else t_fail "without the optional extras deps.sh exited $rc (want 0): $out"; fi
 if grep -q 'optional, not installed' <<< "$out" && grep -q 'gnuplot-nox' <<< "$out" && grep -q 'inotify-tools' <<< "$out"; then
     t_pass
@@ -37,7 +37,7 @@ else
 fi
 
 path_without "$tmp/no-mpi" gnuplot inotifywait 'mpicc' 'mpicc.*' 'mpiexec' 'mpiexec.*'
-out=$(PATH=$tmp/no-mpi bash grading/deps.sh check all 2>&1); rc=$?
+out=$(PATH=$tmp/no-mpi bash grading/tools/deps.sh check all 2>&1); rc=$?
 if [ $rc -eq 1 ]; then t_pass; else t_fail "without MPI deps.sh exited $rc (want 1): $out"; fi
 if grep -q 'missing:' <<< "$out" && grep -q 'apt-get install mpich libmpich-dev' <<< "$out"; then
     t_pass
@@ -52,7 +52,7 @@ printf '#!/bin/sh\necho "Cuda compilation tools, release 13.0, V13.0.88"\n' > "$
 doctor_with() {  # doctor_with "NAME, DRIVER, MEMORY, MODE": make doctor's CUDA part
     printf '#!/bin/sh\necho "%s"\n' "$1" > "$tmp/gpu/nvidia-smi"
     chmod +x "$tmp/gpu/nvcc" "$tmp/gpu/nvidia-smi"
-    PATH=$tmp/gpu:$PATH NVCC=$tmp/gpu/nvcc bash grading/doctor.sh 2>&1 | sed -n '/^CUDA/,$p'
+    PATH=$tmp/gpu:$PATH NVCC=$tmp/gpu/nvcc bash grading/tools/doctor.sh 2>&1 | sed -n '/^CUDA/,$p'
 }
 out=$(doctor_with "NVIDIA A100, 535.104.05, 40960 MiB, Default")
 if grep -q 'TOO OLD for CUDA 13: driver 535, it needs 580' <<< "$out"; then t_pass; else t_fail "doctor, driver 535 with CUDA 13: $out"; fi

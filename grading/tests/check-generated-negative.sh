@@ -18,7 +18,7 @@ plant() {
     mkdir -p "$wb/grading/bin" && cp "$top"/grading/bin/grade "$top"/grading/bin/prgen "$wb/grading/bin/"
     (cd "$wb" && eval "$change" && git add -A && git -c user.name=t -c user.email=t@t commit -qm plant) ||
         { t_fail "$name: cannot plant it"; return; }
-    out=$(cd "$wb" && bash grading/check-generated.sh 2>&1) && { t_fail "$name: check-generated passed: $out"; return; }
+    out=$(cd "$wb" && bash grading/tools/check-generated.sh 2>&1) && { t_fail "$name: check-generated passed: $out"; return; }
     if grep -qF -- "$want" <<<"$out"; then t_pass; else t_fail "$name: check-generated did not say '$want': $out"; fi
 }
 

@@ -10,7 +10,7 @@ set -u
 cd "$(dirname "$0")/../.." || exit 2
 . grading/tests/lib-test.sh
 t_tmpdir pr-loop; tmp=$T_TMP
-t_cleanup "pkill -f $(printf %q "$tmp/wb/grading/watch.sh") 2>/dev/null"
+t_cleanup "pkill -f $(printf %q "$tmp/wb/grading/tools/watch.sh") 2>/dev/null"
 git clone -q . "$tmp/wb" || t_abort "cannot clone"
 cd "$tmp/wb" || t_abort "cannot enter the clone"
 export NO_COLOR=1
@@ -81,8 +81,8 @@ if grep -q '"score": 1' "$tmp/results.json" 2>/dev/null; then t_pass; else t_fai
 # watch: grades once at start, then again after each save.
 watch_once() { # mode: poll or inotify
     local log=$tmp/watch-$1.log
-    if [ "$1" = poll ]; then WATCH_POLL=1 bash grading/watch.sh 01_threads/task3 >"$log" 2>&1 &
-    else bash grading/watch.sh 01_threads/task3 >"$log" 2>&1 & fi
+    if [ "$1" = poll ]; then WATCH_POLL=1 bash grading/tools/watch.sh 01_threads/task3 >"$log" 2>&1 &
+    else bash grading/tools/watch.sh 01_threads/task3 >"$log" 2>&1 & fi
     local pid=$!
     sleep 4
     echo "/* saved once */" >> 01_threads/task3.c

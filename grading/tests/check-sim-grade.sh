@@ -73,7 +73,7 @@ fi
 # no GPU needed): the fixtures, and every CUDA solution of the rooms with its task.
 if command -v nvcc >/dev/null 2>&1; then
     # every CUDA solution, and its task as generated (not the learner's copy), too
-    cuda_files=("$root/solutions/99_smoke/task1.cu" "$out/task/99_smoke/task1.cu" grading/tests/sim/cunit_sim.cu)
+    cuda_files=("$root/solutions/99_smoke/task1.cu" "$out/task/99_smoke/task1.cu" grading/sim/tests/cunit_sim.cu)
     for sol in solutions/[0-9][0-9]_*/task*.cu; do
         [ -e "$sol" ] || continue
         generated=$out/pristine/${sol#solutions/}

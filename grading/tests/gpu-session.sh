@@ -97,7 +97,7 @@ verdict $rc "make all"
 run unit-tests 4 "unit tests" -- make -s unit-test DEPS=true
 
 wants() { [ "$part" = all ] || [ "$part" = "$1" ]; }
-. grading/lib.sh  # mpi_defaults, mpi_run
+. grading/tools/lib.sh  # mpi_defaults, mpi_run
 mpi_defaults  # MPICC, and the MPICXX and MPIEXEC beside it
 export MPIEXEC
 wants grade && for room in 04 05 06; do
@@ -120,7 +120,7 @@ if wants grade; then
             "${NVCC:-nvcc}" -O3 -arch="$CUDA_ARCH" -ccbin "$MPICXX" -Igrading -o build/gpu-session/figures "$t" "${libs[@]}" || return 1
             for p in 1 2 3 4; do
                 echo "-- $t, $p rank(s)"
-                timeout 120 bash -c '. grading/lib.sh && mpi_run "$@"' mpi_run "$p" build/gpu-session/figures || rc=1
+                timeout 120 bash -c '. grading/tools/lib.sh && mpi_run "$@"' mpi_run "$p" build/gpu-session/figures || rc=1
             done
         done
         return "$rc"

@@ -41,7 +41,7 @@ if [ -z "$CS" ]; then
     echo "sanitize-gpu: FAILED: nvcc at $nvcc_path but no compute-sanitizer (part of the CUDA toolkit; or set COMPUTE_SANITIZER)"
     exit 1
 fi
-. grading/lib.sh
+. grading/tools/lib.sh
 mpi_defaults  # the mpicxx and mpiexec that belong to MPICC, as the grader's
 # Open MPI refuses to start as root without these (GPU nodes and containers often run everything
 # as root, with Open MPI); MPICH ignores them.

@@ -310,7 +310,7 @@ done < <(awk -F'\t' '$3 == "pthreads" { print $1 }' "$all_configs" | sort -u)
 # 4. the pre-pass over every CUDA source (solutions, tasks, the simulator's tests), as simcc runs it
 if [ -x "$W/bin/simpp" ]; then
     mkdir -p "$W/simpp"
-    for cu in solutions/[0-9][0-9]_*/task*.cu [0-9][0-9]_*/task*.cu grading/tests/sim/*.cu; do
+    for cu in solutions/[0-9][0-9]_*/task*.cu [0-9][0-9]_*/task*.cu grading/sim/tests/*.cu; do
         [ -e "$cu" ] || continue
         add_job "asan+ubsan simpp $cu" "ASAN_OPTIONS=$ASAN_BASE UBSAN_OPTIONS=$UBSAN_OPTS" \
             "$W/bin/simpp" "$cu" "$W/simpp/${cu//\//_}.cpp"

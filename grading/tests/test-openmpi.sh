@@ -86,10 +86,10 @@ grade_check untouched-05 fail build/pristine 05
 MPIEXEC=mpiexec.openmpi bash grading/tests/check-hostile.sh --mpi-only | sed 's/^/  /'
 [ "${PIPESTATUS[0]}" -eq 0 ] || fail "check-hostile --mpi-only under Open MPI"
 
-# make doctor and make bench find the same Open MPI from MPICC alone (grading/lib.sh's
+# make doctor and make bench find the same Open MPI from MPICC alone (grading/tools/lib.sh's
 # mpi_sibling, the shell copy of the grader's): the doctor names mpiexec.openmpi, and a
 # short bench of room 03 runs under it (its machine line names Open MPI, not MPICH).
-doc=$(bash grading/doctor.sh 2>&1)
+doc=$(bash grading/tools/doctor.sh 2>&1)
 grep -qE '^  MPI +Open MPI .*mpiexec\.openmpi' <<<"$doc" ||
     fail "make doctor with MPICC=mpicc.openmpi: $(grep -m1 -E '^  MPI ' <<<"$doc")"
 if BENCH_REPS=1 bash grading/bench/bench.sh 03 > "$out/bench.log" 2>&1; then

@@ -147,14 +147,14 @@ submit solutions05 0 'launched by srun' 'every task passes' -- --ntasks=2 \
 submit solutions-srun 0 'launched by srun' 'every task passes' -- --ntasks=2 --export=ALL,MPIEXEC=srun \
     --wrap "NO_COLOR=1 grading/bin/grade --task 03_mpi/task1 --tasks-from solutions --expect pass --verbose --json build/cluster-srun.json --junit build/cluster-srun.xml"
 # make doctor inside a job says how srun will start the ranks.
-doctor_wants=('ranks launched by +srun .*--mpi=pmi2') doctor_runs="bash grading/doctor.sh"
+doctor_wants=('ranks launched by +srun .*--mpi=pmi2') doctor_runs="bash grading/tools/doctor.sh"
 # Open MPI under srun, as many clusters have it (installed by make test-openmpi, which CI
 # runs first): only PMIx starts its ranks there, so the grader must ask srun for it.
 # One task (the tree and ring reductions, at 1 to 4 ranks) shows the launch works.
 if command -v mpicc.openmpi >/dev/null 2>&1; then
     submit solutions-openmpi 0 'Open MPI [0-9.]+, launched by srun' 'every task passes' -- --ntasks=2 \
         --wrap "NO_COLOR=1 MPICC=mpicc.openmpi grading/bin/grade --task 03_mpi/task6 --tasks-from solutions --expect pass --json build/cluster-openmpi.json --junit build/cluster-openmpi.xml"
-    doctor_wants+=('ranks launched by +srun .*--mpi=pmix') doctor_runs+=" && MPICC=mpicc.openmpi bash grading/doctor.sh"
+    doctor_wants+=('ranks launched by +srun .*--mpi=pmix') doctor_runs+=" && MPICC=mpicc.openmpi bash grading/tools/doctor.sh"
 else
     echo "test-cluster: SKIP the Open MPI job: mpicc.openmpi is not installed (make test-openmpi installs it)"
 fi

@@ -2,8 +2,8 @@
 # diff.sh TASK -- your changes to a task, against its untouched form (generated
 # afresh from the solution's markers: never the solution itself).
 set -u
-cd "$(dirname "$0")/.." || exit 2
-. grading/lib.sh
+cd "$(dirname "$0")/../.." || exit 2
+. grading/tools/lib.sh
 task=$(resolve_task "${1:-}") || exit 2
 if [ ! -e "$task" ]; then
     echo "diff: $task does not exist (make reset TASK=${task%.*} brings it back)" >&2

@@ -59,7 +59,7 @@ echo "CC=${CC:-cc} ($("${CC:-cc}" --version 2>/dev/null | head -n 1)); processes
 echo "OMP_PROC_BIND=${OMP_PROC_BIND} OMP_WAIT_POLICY=${OMP_WAIT_POLICY} GRADE_TIMEOUT_SCALE=${GRADE_TIMEOUT_SCALE}"
 
 if [ $uses_mpi = 1 ]; then
-    . grading/lib.sh
+    . grading/tools/lib.sh
     export MPICC="${MPICC:-mpicc}"
     export MPIEXEC="${MPIEXEC:-$(mpi_sibling "${MPICC}" mpiexec)}" MPIEXEC_FLAGS="${MPIEXEC_FLAGS:-}"
     need=("${MPICC}" "${MPIEXEC}")

@@ -3,8 +3,8 @@
 # with changes of its own (it differs from the committed copy, or there is no git)
 # is backed up to NN_room/.backups/ first: nothing a learner wrote is lost.
 set -eu
-cd "$(dirname "$0")/.."
-. grading/lib.sh
+cd "$(dirname "$0")/../.."
+. grading/tools/lib.sh
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
 status=0

@@ -2,8 +2,8 @@
 # reset.sh TASK -- restores the untouched task, keeping the learner's file as a
 # timestamped backup in NN_room/.backups/.
 set -u
-cd "$(dirname "$0")/.." || exit 2
-. grading/lib.sh
+cd "$(dirname "$0")/../.." || exit 2
+. grading/tools/lib.sh
 task=$(resolve_task "${1:-}") || exit 2
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT

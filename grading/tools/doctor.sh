@@ -49,7 +49,7 @@ echo "MPI (rooms 03, 05, 06)"
 if command -v "$MPICC" >/dev/null 2>&1 && command -v "$MPIEXEC" >/dev/null 2>&1; then
     # Which MPI, and how the grader starts its ranks: the grader's launchers table answers
     # (grade --launcher) once the grader is built; before that, mpiexec's own first line.
-    top=$(cd "$(dirname "$0")/.." && pwd)
+    top=$(cd "$(dirname "$0")/../.." && pwd)
     if [ -x "$top/grading/bin/grade" ] && info=$("$top/grading/bin/grade" --root "$top" --launcher 2>/dev/null); then
         IFS=$'\t' read -r _ flavour words <<<"$info"
         row "MPI" "$flavour ($MPICC, $MPIEXEC)"
@@ -61,7 +61,7 @@ if command -v "$MPICC" >/dev/null 2>&1 && command -v "$MPIEXEC" >/dev/null 2>&1;
     # The same question room 05 asks (pr.h's pr_mpi_cuda_aware), of one real rank:
     # grading/probe-cuda-aware.c, which the grader asks too for its report.
     tmp=$(mktemp -d)
-    if "$MPICC" -I"$(dirname "$0")" -o "$tmp/aware" "$(dirname "$0")/probe-cuda-aware.c" >/dev/null 2>&1 &&
+    if "$MPICC" -I"$(dirname "$0")/.." -o "$tmp/aware" "$(dirname "$0")/../probe-cuda-aware.c" >/dev/null 2>&1 &&
         aware=$(OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 20 "$MPIEXEC" -n 1 "$tmp/aware" 2>/dev/null) &&
         [[ "$aware" =~ ^cuda_aware=([01])\ (.*)$ ]]; then
         row "CUDA-aware MPI" "$([ "${BASH_REMATCH[1]}" = 1 ] && echo yes || echo no) ${BASH_REMATCH[2]}"
@@ -110,7 +110,7 @@ if command -v nvidia-smi >/dev/null 2>&1 && gpus=$(nvidia-smi --query-gpu=name,d
         row "" "ranks, or for NVIDIA MPS (nvidia-cuda-mps-control -d), or GRADE_CUDA=sim"
     fi
 else
-    if [ -x "$(dirname "$0")/simcc" ] && command -v g++ >/dev/null 2>&1; then
+    if [ -x "$(dirname "$0")/../simcc" ] && command -v g++ >/dev/null 2>&1; then
         row "GPU" "none found: CUDA tasks run in the CPU simulator (grading/simcc)"
     else
         row "GPU" "none found, and no g++ for the CPU simulator: CUDA tasks are SKIP"

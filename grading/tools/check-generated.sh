@@ -4,7 +4,7 @@
 # longer than 300 lines.  It reads the files
 # from git's HEAD commit, never the working copy, so a learner's edits cannot make it fail.
 set -u
-cd "$(dirname "$0")/.." || exit 2
+cd "$(dirname "$0")/../.." || exit 2
 if ! git rev-parse --verify -q HEAD >/dev/null 2>&1; then
     echo "check-generated: SKIP: not a git checkout with a commit, so the committed tasks cannot be told apart from edited ones"
     exit 0

@@ -18,9 +18,9 @@
 # Not a security sandbox: a submission's programs run as the user running this.
 # Grade a class as an unprivileged user, in a container or VM (README).
 set -u
-cd "$(dirname "$0")/.." || exit 2
+cd "$(dirname "$0")/../.." || exit 2
 root=$PWD
-. grading/lib.sh
+. grading/tools/lib.sh
 
 die() { echo "grade-class: $*" >&2; exit 2; }
 subs=${1:-}

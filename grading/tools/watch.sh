@@ -3,8 +3,8 @@
 # Ctrl-C.  Uses inotifywait (inotify-tools) where it is installed, and otherwise
 # looks at the file's modification time twice a second.
 set -u
-cd "$(dirname "$0")/.." || exit 2
-. grading/lib.sh
+cd "$(dirname "$0")/../.." || exit 2
+. grading/tools/lib.sh
 task=$(resolve_task "${1:-}") || exit 2
 [ -e "$task" ] || { echo "watch: $task does not exist (make reset TASK=${task%.*})" >&2; exit 2; }
 id=${task%.*}

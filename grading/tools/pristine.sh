@@ -2,8 +2,8 @@
 # pristine.sh OUT -- writes every untouched task, generated from its solution,
 # to OUT/NN_room/taskK.c (never the learner's files).
 set -eu
-cd "$(dirname "$0")/.."
-. grading/lib.sh
+cd "$(dirname "$0")/../.."
+. grading/tools/lib.sh
 out=${1:?usage: pristine.sh OUTDIR}
 rm -rf "$out"
 for sol in $(list_solutions); do
