@@ -81,15 +81,22 @@ if grep -q '"score": 1' "$tmp/results.json" 2>/dev/null; then t_pass; else t_fai
 # watch: grades once at start, then again after each save.
 watch_once() { # mode: poll or inotify
     local log=$tmp/watch-$1.log
-    if [ "$1" = poll ]; then WATCH_POLL=1 bash grading/tools/watch.sh 01_threads/task3 >"$log" 2>&1 &
-    else bash grading/tools/watch.sh 01_threads/task3 >"$log" 2>&1 & fi
+    # by its full path, which the cleanup's pkill names
+    if [ "$1" = poll ]; then WATCH_POLL=1 bash "$PWD/grading/tools/watch.sh" 01_threads/task3 >"$log" 2>&1 &
+    else bash "$PWD/grading/tools/watch.sh" 01_threads/task3 >"$log" 2>&1 & fi
     local pid=$!
     sleep 4
     echo "/* saved once */" >> 01_threads/task3.c
     sleep 5
     echo "/* saved twice */" >> 01_threads/task3.c
     sleep 5
-    kill -TERM $pid 2>/dev/null; wait $pid 2>/dev/null # (background jobs ignore SIGINT)
+    kill -TERM $pid 2>/dev/null # (background jobs ignore SIGINT)
+    local waited=0
+    while kill -0 $pid 2>/dev/null && [ $waited -lt 50 ]; do sleep 0.1; waited=$((waited + 1)); done
+    if kill -0 $pid 2>/dev/null; then
+        t_fail "watch ($1) still runs 5 s after TERM"; pkill -9 -f "$PWD/grading/tools/watch.sh"
+    fi
+    wait $pid 2>/dev/null
     local runs; runs=$(grep -c '^---- .* grading 01_threads/task3' "$log")
     if [ "$runs" -eq 3 ]; then t_pass; else t_fail "watch ($1): graded $runs times, expected 3 (start and two saves): $(tail -3 "$log")"; fi
     if grep -q "watch: stopped" "$log"; then t_pass; else t_fail "watch ($1) did not stop when told to"; fi

@@ -14,17 +14,27 @@ grade() {
 }
 GRADE_ARGS=()
 [ "${V:-}" = 1 ] && GRADE_ARGS+=(--verbose)
-trap 'echo; echo "watch: stopped"; exit 0' INT TERM
+ipid=""
+# Ctrl-C (or TERM) stops the watch and the inotifywait it started.
+stop() { [ -z "$ipid" ] || kill "$ipid" 2>/dev/null; echo; echo "watch: stopped"; exit 0; }
+trap stop INT TERM
 stamp() { stat -c '%.9Y %s %i' "$task" 2>/dev/null; } # changes when the file is written or replaced
 grade
 if command -v inotifywait >/dev/null 2>&1 && [ -z "${WATCH_POLL:-}" ]; then
     echo "watch: waiting for $task to be saved (inotify)"
-    # Editors save by writing the file or by replacing it: watch the folder.
-    while name=$(inotifywait -q -e close_write -e moved_to -e create --format %f "$(dirname "$task")" 2>/dev/null); do
+    # Editors save by writing the file or by replacing it: watch the folder.  inotifywait
+    # runs beside the loop (a trap waits for a command in the foreground to end, and
+    # inotifywait would not end); the loop reads its events, and a signal ends the read.
+    exec 3< <(exec inotifywait -m -q -e close_write -e moved_to -e create --format %f "$(dirname "$task")" 2>/dev/null)
+    ipid=$!
+    while read -r name <&3; do
         [ "$name" = "$(basename "$task")" ] || continue
-        sleep 0.2 # let the editor finish (some write twice)
-        [ -e "$task" ] && grade
+        sleep 0.2 # let the editor finish (some write twice), and take that save's other events
+        while read -r -t 0.05 _ <&3; do :; done
+        if [ -e "$task" ]; then grade; fi
     done
+    exec 3<&-
+    ipid=""
     echo "watch: inotifywait stopped; falling back to polling"
 fi
 echo "watch: waiting for $task to be saved (checking twice a second)"
