@@ -23,6 +23,7 @@
  */
 #define PR_MPI
 #include "pr.h"
+#include "mpi_tools.h" /* best_of_all: the room's shared helpers */
 
 /* Sets [*lo, *hi) to rank `rank`'s block of the indices [0, n) split over
  * `size` ranks: contiguous, in rank order, sizes differing by at most one. */
@@ -117,23 +118,6 @@ static void run_distributed(void *ctx)
 {
     run_t *r = ctx;
     r->sum = distributed_sum(r->n);
-}
-
-/* Times fn on all ranks together: one warm-up, then the best of `reps`.  Each
- * run starts from a barrier, and its time is the slowest rank's (MPI_MAX). */
-static double best_of_all(int reps, void (*fn)(void *), void *ctx)
-{
-    double best = INFINITY;
-    for (int r = 0; r <= reps; r++) {
-        MPI_Barrier(MPI_COMM_WORLD);
-        double start = MPI_Wtime();
-        fn(ctx);
-        double mine = MPI_Wtime() - start, slowest;
-        MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-        if (r > 0 && slowest < best)
-            best = slowest;
-    }
-    return best;
 }
 
 int main(int argc, char **argv)

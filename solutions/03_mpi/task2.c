@@ -27,6 +27,7 @@
  */
 #define PR_MPI
 #include "pr.h"
+#include "mpi_tools.h" /* best_of_all: the room's shared helpers */
 
 /* x[0..count-1] is this rank's block; n is the number of values on all ranks
  * together.  Every rank gets the mean and the (population) standard deviation
@@ -151,23 +152,6 @@ static void run_distributed(void *ctx)
     distributed_stats(r->x, r->count, r->n, &mean, &std);
     r->mean = mean;
     r->std = std;
-}
-
-/* Times fn on all ranks together: one warm-up, then the best of `reps`; each
- * run starts from a barrier and counts as long as its slowest rank. */
-static double best_of_all(int reps, void (*fn)(void *), void *ctx)
-{
-    double best = INFINITY;
-    for (int r = 0; r <= reps; r++) {
-        MPI_Barrier(MPI_COMM_WORLD);
-        double start = MPI_Wtime();
-        fn(ctx);
-        double mine = MPI_Wtime() - start, slowest;
-        MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-        if (r > 0 && slowest < best)
-            best = slowest;
-    }
-    return best;
 }
 
 static void *xmalloc(size_t bytes)

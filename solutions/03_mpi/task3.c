@@ -34,6 +34,7 @@
  */
 #define PR_MPI
 #include "pr.h"
+#include "mpi_tools.h" /* best_of_all, xcalloc: the room's shared helpers */
 
 /* counts[r]: how many values rank r gets; displs[r]: where its block starts
  * in the whole array.  The same split as in task 1. */
@@ -159,33 +160,6 @@ static void run_distributed(void *ctx)
 {
     run_t *r = ctx;
     rescale_distributed(r->x, r->y, r->n, r->counts, r->displs);
-}
-
-/* Times fn on all ranks together: one warm-up, then the best of `reps`; each
- * run starts from a barrier and counts as long as its slowest rank. */
-static double best_of_all(int reps, void (*fn)(void *), void *ctx)
-{
-    double best = INFINITY;
-    for (int r = 0; r <= reps; r++) {
-        MPI_Barrier(MPI_COMM_WORLD);
-        double start = MPI_Wtime();
-        fn(ctx);
-        double mine = MPI_Wtime() - start, slowest;
-        MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-        if (r > 0 && slowest < best)
-            best = slowest;
-    }
-    return best;
-}
-
-static void *xcalloc(size_t count, size_t each)
-{
-    void *p = calloc(count ? count : 1, each);
-    if (!p) {
-        fprintf(stderr, "out of memory\n");
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-    return p;
 }
 
 static double *alloc_block(int count)

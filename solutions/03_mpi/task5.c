@@ -38,6 +38,7 @@
  */
 #define PR_MPI
 #include "pr.h"
+#include "mpi_tools.h" /* xcalloc: the room's shared helpers */
 
 #define ALPHA 0.25    /* the explicit scheme is stable for ALPHA <= 0.5 */
 #define LEFT_END 1.0  /* the fixed temperature beyond cell 0 */
@@ -143,16 +144,6 @@ static void quiet_barrier(void)
         struct timespec ts = { 0, 200000 }; /* 0.2 ms */
         nanosleep(&ts, NULL);
     }
-}
-
-static void *xcalloc(size_t count, size_t each)
-{
-    void *p = calloc(count ? count : 1, each);
-    if (!p) {
-        fprintf(stderr, "out of memory\n");
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-    return p;
 }
 
 typedef struct {

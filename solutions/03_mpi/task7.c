@@ -29,6 +29,7 @@
  */
 #define PR_MPI
 #include "pr.h"
+#include "mpi_tools.h" /* xcalloc: the room's shared helpers */
 
 #define TAG_FORWARD 1  /* a cell travelling to the next rank round the ring */
 #define TAG_BACKWARD 2 /* ... and to the previous one */
@@ -120,16 +121,6 @@ static void quiet_barrier(void)
         struct timespec ts = { 0, 200000 }; /* 0.2 ms */
         nanosleep(&ts, NULL);
     }
-}
-
-static void *xcalloc(size_t count, size_t each)
-{
-    void *p = calloc(count ? count : 1, each);
-    if (!p) {
-        fprintf(stderr, "out of memory\n");
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-    return p;
 }
 
 int main(int argc, char **argv)

@@ -1,0 +1,1 @@
+../../03_mpi/mpi_tools.h
