@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "grader.h"
 #include "gen.h"
+#include "report.h"
 #include "results.h"
 #include "util.h"
 
