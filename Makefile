@@ -18,8 +18,8 @@ endif
 GRADER_CFLAGS ?= -std=c11 -O2 -g -Wall -Wextra
 GRADER_LIBS := -ljansson -linih
 CORE_SRC := grading/src/util.c grading/src/runner.c grading/src/results.c grading/src/kinds.c \
-            grading/src/meta.c grading/src/launchers.c grading/src/toolchain.c grading/src/report.c \
-            grading/src/policy.c grading/src/grader.c grading/src/gen.c grading/src/progress.c
+            grading/src/meta.c grading/src/launchers.c grading/src/toolchain.c grading/src/grades.c \
+            grading/src/report.c grading/src/policy.c grading/src/grader.c grading/src/gen.c grading/src/progress.c
 CORE_HDR := $(wildcard grading/src/*.h)
 GRADE    := grading/bin/grade
 PRGEN    := grading/bin/prgen

@@ -12,9 +12,9 @@
  * A report that cannot be read becomes an error row; it never stops the run.
  * Exit status: 0 written; 1 a file could not be written; 2 usage. */
 #define _GNU_SOURCE
+#include "grades.h"
 #include "meta.h"
 #include "progress.h"
-#include "report.h"
 #include "util.h"
 
 #include <dirent.h>

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "grader.h"
 #include "gen.h"
+#include "report.h"
 #include "results.h"
 #include "util.h"
 
@@ -344,58 +345,84 @@ static void task_done(task_report *tr, double start, int index, int total)
     term_task_done(index, total, tr);
 }
 
-void grade_task(const grade_context *ctx, const task_meta *task, int index, int total, task_report *tr)
+/* An empty report for task: its mode, and one run report per configuration, not yet run. */
+static void report_init(const grade_context *ctx, const task_meta *task, task_report *tr)
 {
     memset(tr, 0, sizeof *tr);
     tr->meta = task;
     tr->mode = toolchain_mode(ctx->tc, task);
-    double start = now_seconds();
-    term_task_start(index, total, task);
-
     tr->nruns = task->nconfigs;
     tr->runs = xmalloc((size_t)tr->nruns * sizeof *tr->runs);
     memset(tr->runs, 0, (size_t)tr->nruns * sizeof *tr->runs);
     for (int c = 0; c < tr->nruns; c++)
         tr->runs[c].config = xstrdup(task->configs[c].label);
+}
 
-    char *ref_src = xasprintf("%s/solutions/%s/%s", ctx->root, task->room, task->source);
-    char *task_src = xasprintf("%s/%s/%s", ctx->tasks_from, task->room, task->source);
-    /* A bug hunt is a whole program that fails as it comes: grading it untouched shows the failure. */
-    if (ctx->detect_untouched && gen_is_bug_hunt(ref_src) == 0 && gen_task_untouched(ref_src, task_src) == 1) {
-        tr->status = ST_NOT_STARTED;
-        tr->message = xstrdup("not started: the file is still as it came, so it was neither built nor run");
-        free(ref_src), free(task_src);
-        task_done(tr, start, index, total);
-        return;
-    }
+/* The files one task is graded from and into: both sources, both executables. */
+typedef struct {
+    char *ref_src, *task_src, *ref_exe, *task_exe;
+} task_files;
+
+/* Names task's files (new strings; task_files_free frees them). */
+static void task_files_make(const grade_context *ctx, const task_meta *task, task_files *f)
+{
+    f->ref_src = xasprintf("%s/solutions/%s/%s", ctx->root, task->room, task->source);
+    f->task_src = xasprintf("%s/%s/%s", ctx->tasks_from, task->room, task->source);
+    f->ref_exe = ctx->ref_dir ? xasprintf("%s/%s", ctx->ref_dir, task->id)
+                              : xasprintf("%s/bin/ref/%s", ctx->build_dir, task->id);
+    f->task_exe = xasprintf("%s/bin/task/%s", ctx->build_dir, task->id);
+}
+
+/* Frees the names task_files_make made. */
+static void task_files_free(task_files *f)
+{
+    free(f->ref_src), free(f->task_src), free(f->ref_exe), free(f->task_exe);
+}
+
+/* The untouched check: a task file still as it came is NOT_STARTED (a bug hunt excepted: it is
+ * a whole program that fails as it comes, and grading it untouched shows the failure).
+ * Returns 1, with tr's status and message set, when the task is untouched. */
+static int not_started(const grade_context *ctx, const task_files *f, task_report *tr)
+{
+    if (!ctx->detect_untouched || gen_is_bug_hunt(f->ref_src) != 0 || gen_task_untouched(f->ref_src, f->task_src) != 1)
+        return 0;
+    tr->status = ST_NOT_STARTED;
+    tr->message = xstrdup("not started: the file is still as it came, so it was neither built nor run");
+    return 1;
+}
+
+/* The skip check: what this machine lacks for the task (toolchain_skip_reason).  Returns 1,
+ * with tr's status SKIP and the reason, when it cannot be graded here. */
+static int skipped(const grade_context *ctx, const task_meta *task, task_report *tr)
+{
     char *skip = toolchain_skip_reason(ctx->tc, task, &tr->skip_needs_gpu);
-    if (skip) {
-        tr->status = ST_SKIP;
-        tr->message = skip;
-        free(ref_src), free(task_src);
-        task_done(tr, start, index, total);
-        return;
-    }
-    char *ref_exe = ctx->ref_dir ? xasprintf("%s/%s", ctx->ref_dir, task->id)
-                                 : xasprintf("%s/bin/ref/%s", ctx->build_dir, task->id);
-    char *task_exe = xasprintf("%s/bin/task/%s", ctx->build_dir, task->id);
+    if (!skip)
+        return 0;
+    tr->status = ST_SKIP;
+    tr->message = skip;
+    return 1;
+}
+
+/* Builds the reference, then the task.  Returns 1 when the runs go ahead (both built, or the
+ * build was interrupted: the runs then say so); 0 when tr's status is final: SKIP (the
+ * simulator cannot run it) or BUILD_ERROR, with its message. */
+static int build_both(const grade_context *ctx, const task_meta *task, const task_files *f, task_report *tr)
+{
     int not_simulated = 0;
-    char *failure = build_reference(ctx, task, ref_src, ref_exe, &not_simulated);
+    char *failure = build_reference(ctx, task, f->ref_src, f->ref_exe, &not_simulated);
     if (failure && not_simulated) {
         /* The reference needs what the simulator lacks (cuBLAS, NCCL, ...): nothing can run here. */
         tr->status = ST_SKIP;
         tr->skip_needs_gpu = 1;
         tr->message = xasprintf("no GPU here, and the CUDA CPU simulator cannot run it (%s)", failure);
         free(failure);
-        free(ref_src), free(task_src), free(ref_exe), free(task_exe);
-        task_done(tr, start, index, total);
-        return;
+        return 0;
     }
     if (failure) {
         tr->status = ST_BUILD_ERROR;
         tr->message = xasprintf("the reference solution does not build (a bug in the workbook):\n%s", failure);
         free(failure);
-    } else if ((failure = build(ctx, task, task_src, task_exe, &not_simulated)) != NULL) {
+    } else if ((failure = build(ctx, task, f->task_src, f->task_exe, &not_simulated)) != NULL) {
         /* A task using what the simulator lacks cannot run here: SKIP, not the learner's error. */
         tr->status = not_simulated ? ST_SKIP : ST_BUILD_ERROR;
         tr->message = not_simulated ? xasprintf("your task cannot run in the CUDA CPU simulator (%s): grade it "
@@ -404,22 +431,85 @@ void grade_task(const grade_context *ctx, const task_meta *task, int index, int 
         if (not_simulated)
             free(failure);
     }
-    if (tr->status == ST_SKIP) {
-        free(ref_src), free(task_src), free(ref_exe), free(task_exe);
-        task_done(tr, start, index, total);
-        return;
-    }
+    if (tr->status == ST_SKIP)
+        return 0;
     if (tr->status == ST_BUILD_ERROR && runner_interrupted()) {
         /* Not the learner's fault: the build was stopped, it did not fail. */
         free(tr->message);
         tr->message = NULL;
         tr->status = ST_PASS;
     }
-    int built = tr->status != ST_BUILD_ERROR;
+    return tr->status != ST_BUILD_ERROR;
+}
+
+/* One configuration's reference run: its result lines are what the task must print.  Returns
+ * 1 with them in *expected; or 0 with rr's verdict (FAIL) and why the reference failed. */
+static int run_reference(const grade_context *ctx, const task_meta *task, const run_config *cfg, const char *exe,
+                         double timeout, run_report *rr, result_set *expected)
+{
+    strlist cmd = { 0 }, env = { 0 };
+    launch_command(ctx->tc, task, cfg, exe, &cmd, &env);
+    show_command(ctx, &cmd, &env);
+    run_result ref;
+    run_limited(ctx->policy, &cmd, &env, timeout, ctx->policy->output_cap, task, &ref);
+    sl_free(&cmd);
+    sl_free(&env);
+    char parse_err[300] = "";
+    int ref_ok = ref.outcome == RUN_EXITED && ref.exit_code == 0 && ref.leftovers == 0 &&
+                 results_parse(ref.out, expected, parse_err, sizeof parse_err) == 0 && expected->count > 0;
+    /* The ranks the reference saw (pr_finish's "ranks: N") must be the ranks asked for. */
+    int saw_ranks = task_uses_launcher(task) ? reported_ranks(ref.out) : -1;
+    const char *ranks = config_get(cfg, "ranks");
+    int asked_ranks = ranks ? atoi(ranks) : 1;
+    if (saw_ranks >= 0 && saw_ranks != asked_ranks)
+        ref_ok = 0;
+    if (!ref_ok) {
+        char *how = run_describe(&ref, timeout);
+        char *why = reference_failure_cause(ctx->tc, task, &ref, parse_err, asked_ranks, saw_ranks);
+        rr->ran = 1;
+        rr->status = ST_FAIL;
+        rr->message = xasprintf("the reference solution failed here (%s): %s%s%s", why, how,
+                                parse_err[0] ? "; " : "", parse_err);
+        free(how), free(why);
+    }
+    run_result_free(&ref);
+    return ref_ok;
+}
+
+/* One configuration's task run, judged against the reference's result lines into rr (the
+ * first failing run's output goes to tr's log).  Returns the policy's reason not to run
+ * the next configurations (a hang, a fork bomb, a memory hog), or NULL. */
+static const char *run_task_side(const grade_context *ctx, const task_meta *task, const run_config *cfg,
+                                 const char *exe, double timeout, const result_set *expected, run_report *rr,
+                                 task_report *tr)
+{
+    strlist cmd = { 0 }, env = { 0 };
+    launch_command(ctx->tc, task, cfg, exe, &cmd, &env);
+    show_command(ctx, &cmd, &env);
+    run_result res;
+    run_limited(ctx->policy, &cmd, &env, timeout, ctx->policy->output_cap, task, &res);
+    rr->ran = res.outcome != RUN_INTERRUPTED;
+    rr->seconds = res.seconds;
+    rr->status = judge_run(&res, timeout, expected, task_uses_launcher(task), &rr->message);
+    const char *stop = policy_stop_reason(ctx->policy, res.outcome);
+    if (rr->status != ST_PASS && !tr->log_path)
+        tr->log_path = write_log(ctx, task, cfg->label, &cmd, &res, rr->message, expected);
+    run_result_free(&res);
+    sl_free(&cmd);
+    sl_free(&env);
+    return stop;
+}
+
+/* Every configuration: the reference, then the task, each run judged into tr's run reports;
+ * once interrupted, or after a run the policy stops at, the rest are marked not run.
+ * Returns the worst status of the runs. */
+static grade_status run_configs(const grade_context *ctx, const task_meta *task, const task_files *f,
+                                task_report *tr)
+{
     double timeout = task->timeout * ctx->policy->timeout_scale;
     grade_status worst = ST_PASS;
     const char *stopped_by = NULL; /* the policy's reason not to repeat a run: a hang, a fork bomb, a memory hog */
-    for (int c = 0; built && c < task->nconfigs; c++) {
+    for (int c = 0; c < task->nconfigs; c++) {
         const run_config *cfg = &task->configs[c];
         run_report *rr = &tr->runs[c];
         if (runner_interrupted() || stopped_by) {
@@ -428,85 +518,57 @@ void grade_task(const grade_context *ctx, const task_meta *task, int index, int 
             continue;
         }
         term_run_progress(task, c + 1, task->nconfigs, cfg->label);
-
-        /* The reference first: its result lines are what the task must print. */
-        strlist cmd = { 0 }, env = { 0 };
-        launch_command(ctx->tc, task, cfg, ref_exe, &cmd, &env);
-        show_command(ctx, &cmd, &env);
-        run_result ref;
-        run_limited(ctx->policy, &cmd, &env, timeout, ctx->policy->output_cap, task, &ref);
-        sl_free(&cmd);
-        sl_free(&env);
         result_set expected = { 0 };
-        char parse_err[300] = "";
-        int ref_ok = ref.outcome == RUN_EXITED && ref.exit_code == 0 && ref.leftovers == 0 &&
-                     results_parse(ref.out, &expected, parse_err, sizeof parse_err) == 0 && expected.count > 0;
-        /* The ranks the reference saw (pr_finish's "ranks: N") must be the ranks asked for. */
-        int saw_ranks = task_uses_launcher(task) ? reported_ranks(ref.out) : -1;
-        const char *ranks = config_get(cfg, "ranks");
-        int asked_ranks = ranks ? atoi(ranks) : 1;
-        if (saw_ranks >= 0 && saw_ranks != asked_ranks)
-            ref_ok = 0;
-        if (!ref_ok) {
-            char *how = run_describe(&ref, timeout);
-            char *why = reference_failure_cause(ctx->tc, task, &ref, parse_err, asked_ranks, saw_ranks);
-            rr->ran = 1;
-            rr->status = ST_FAIL;
-            rr->message = xasprintf("the reference solution failed here (%s): %s%s%s", why, how,
-                                    parse_err[0] ? "; " : "", parse_err);
-            free(how), free(why);
-            run_result_free(&ref);
-            results_free(&expected);
-            if (worst < ST_FAIL)
-                worst = ST_FAIL;
-            continue;
+        if (run_reference(ctx, task, cfg, f->ref_exe, timeout, rr, &expected)) {
+            const char *stop = run_task_side(ctx, task, cfg, f->task_exe, timeout, &expected, rr, tr);
+            if (stop)
+                stopped_by = stop;
         }
-        run_result_free(&ref);
-
-        launch_command(ctx->tc, task, cfg, task_exe, &cmd, &env);
-        show_command(ctx, &cmd, &env);
-        run_result res;
-        run_limited(ctx->policy, &cmd, &env, timeout, ctx->policy->output_cap, task, &res);
-        rr->ran = res.outcome != RUN_INTERRUPTED;
-        rr->seconds = res.seconds;
-        rr->status = judge_run(&res, timeout, &expected, task_uses_launcher(task), &rr->message);
-        if (policy_stop_reason(ctx->policy, res.outcome))
-            stopped_by = policy_stop_reason(ctx->policy, res.outcome);
-        if (rr->status != ST_PASS && !tr->log_path)
-            tr->log_path = write_log(ctx, task, cfg->label, &cmd, &res, rr->message, &expected);
+        results_free(&expected);
         if (rr->status > worst)
             worst = rr->status;
-        run_result_free(&res);
-        results_free(&expected);
-        sl_free(&cmd);
-        sl_free(&env);
     }
-    if (built) {
-        tr->status = worst;
-        int not_run = 0;
+    return worst;
+}
+
+/* The task's status from its runs' (the worst; never PASS for what did not run) and its
+ * message: the first run with that status, and how many runs passed. */
+static void settle_status(task_report *tr, grade_status worst)
+{
+    tr->status = worst;
+    int not_run = 0;
+    for (int c = 0; c < tr->nruns; c++)
+        not_run += !tr->runs[c].ran;
+    /* Never PASS what did not run. */
+    if (not_run > 0 && (tr->status == ST_PASS || runner_interrupted())) {
+        tr->status = ST_FAIL;
+        tr->message = xasprintf("%d of %d runs did not happen (%s)", not_run, tr->nruns,
+                                runner_interrupted() ? "the grader was interrupted" : "stopped early");
+    }
+    /* The message of the first run with the task's (worst) status. */
+    for (int c = 0; c < tr->nruns && !tr->message; c++)
+        if (tr->runs[c].ran && tr->runs[c].status == tr->status && tr->runs[c].message)
+            tr->message = with_config(tr->runs[c].message, tr->runs[c].config);
+    if (tr->status != ST_PASS) {
+        int passed = 0;
         for (int c = 0; c < tr->nruns; c++)
-            not_run += !tr->runs[c].ran;
-        /* Never PASS what did not run. */
-        if (not_run > 0 && (tr->status == ST_PASS || runner_interrupted())) {
-            tr->status = ST_FAIL;
-            tr->message = xasprintf("%d of %d runs did not happen (%s)", not_run, tr->nruns,
-                                    runner_interrupted() ? "the grader was interrupted" : "stopped early");
-        }
-        /* The message of the first run with the task's (worst) status. */
-        for (int c = 0; c < tr->nruns && !tr->message; c++)
-            if (tr->runs[c].ran && tr->runs[c].status == tr->status && tr->runs[c].message)
-                tr->message = with_config(tr->runs[c].message, tr->runs[c].config);
-        if (tr->status != ST_PASS) {
-            int passed = 0;
-            for (int c = 0; c < tr->nruns; c++)
-                passed += tr->runs[c].ran && tr->runs[c].status == ST_PASS;
-            char *more = xasprintf("%s\n(%d of %d runs passed)", tr->message ? tr->message : "", passed,
-                                   tr->nruns);
-            free(tr->message);
-            tr->message = more;
-        }
+            passed += tr->runs[c].ran && tr->runs[c].status == ST_PASS;
+        char *more = xasprintf("%s\n(%d of %d runs passed)", tr->message ? tr->message : "", passed, tr->nruns);
+        free(tr->message);
+        tr->message = more;
     }
-    free(ref_src), free(task_src), free(ref_exe), free(task_exe);
+}
+
+void grade_task(const grade_context *ctx, const task_meta *task, int index, int total, task_report *tr)
+{
+    report_init(ctx, task, tr);
+    double start = now_seconds();
+    term_task_start(index, total, task);
+    task_files files;
+    task_files_make(ctx, task, &files);
+    if (!not_started(ctx, &files, tr) && !skipped(ctx, task, tr) && build_both(ctx, task, &files, tr))
+        settle_status(tr, run_configs(ctx, task, &files, tr));
+    task_files_free(&files);
     task_done(tr, start, index, total);
 }
 

@@ -3,10 +3,10 @@
 #ifndef PR_GRADER_H
 #define PR_GRADER_H
 
+#include "grades.h"
 #include "meta.h"
 #include "policy.h"
 #include "results.h"
-#include "report.h"
 #include "runner.h"
 #include "toolchain.h"
 

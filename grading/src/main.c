@@ -197,15 +197,26 @@ static int show_hint(const task_meta *task, const char *progress_path, const cha
     return 0;
 }
 
-int main(int argc, char **argv)
+/* main's steps answer GO_ON to go on, or the exit status to return at once. */
+enum { GO_ON = -1 };
+
+/* The command line. */
+typedef struct {
+    const char *room_filter, *task_filter, *tasks_from, *expect;
+    const char *json_path, *junit_path;
+    const char *root_arg, *hint_task, *build_arg, *ref_dir_arg;
+    const char *gradescope_path;
+    const char *hint_level, *launch_ranks_text;
+    char **launch_cmd; /* what follows --, or NULL */
+    int werror, list_only, describe, show_launcher, quiet, verbose, show_progress, hint_all, hint_record;
+} options;
+
+/* Parses argv into opt (the defaults where an option is absent).  Returns GO_ON, 0 after
+ * --help, or 2 after a usage error (said on stderr). */
+static int parse_options(int argc, char **argv, options *opt)
 {
-    const char *room_filter = NULL, *task_filter = NULL, *tasks_from = NULL, *expect = NULL;
-    const char *json_path = "build/grade-report.json", *junit_path = "build/grade-report.xml";
-    const char *root_arg = ".", *hint_task = NULL, *build_arg = NULL, *ref_dir_arg = NULL;
-    const char *gradescope_path = NULL;
-    const char *hint_level = NULL, *launch_ranks_text = NULL;
-    char **launch_cmd = NULL;
-    int werror = 0, list_only = 0, describe = 0, show_launcher = 0, quiet = 0, verbose = 0, show_progress = 0, hint_all = 0, hint_record = 1;
+    *opt = (options){ .json_path = "build/grade-report.json", .junit_path = "build/grade-report.xml",
+                      .root_arg = ".", .hint_record = 1 };
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int has_value = i + 1 < argc;
@@ -216,209 +227,300 @@ int main(int argc, char **argv)
         var = argv[++i];                                                                              \
         continue;                                                                                     \
     }
-        VALUE_OPTION("--room", room_filter)
-        VALUE_OPTION("--task", task_filter)
-        VALUE_OPTION("--tasks-from", tasks_from)
-        VALUE_OPTION("--expect", expect)
-        VALUE_OPTION("--json", json_path)
-        VALUE_OPTION("--junit", junit_path)
-        VALUE_OPTION("--root", root_arg)
-        VALUE_OPTION("--hint", hint_task)
-        VALUE_OPTION("--level", hint_level)
-        VALUE_OPTION("--build-dir", build_arg)
-        VALUE_OPTION("--ref-dir", ref_dir_arg)
-        VALUE_OPTION("--gradescope", gradescope_path)
-        VALUE_OPTION("--launch", launch_ranks_text)
+        VALUE_OPTION("--room", opt->room_filter)
+        VALUE_OPTION("--task", opt->task_filter)
+        VALUE_OPTION("--tasks-from", opt->tasks_from)
+        VALUE_OPTION("--expect", opt->expect)
+        VALUE_OPTION("--json", opt->json_path)
+        VALUE_OPTION("--junit", opt->junit_path)
+        VALUE_OPTION("--root", opt->root_arg)
+        VALUE_OPTION("--hint", opt->hint_task)
+        VALUE_OPTION("--level", opt->hint_level)
+        VALUE_OPTION("--build-dir", opt->build_arg)
+        VALUE_OPTION("--ref-dir", opt->ref_dir_arg)
+        VALUE_OPTION("--gradescope", opt->gradescope_path)
+        VALUE_OPTION("--launch", opt->launch_ranks_text)
         if (strcmp(a, "--") == 0) {
-            launch_cmd = argv + i + 1; /* the rest is --launch's program and its arguments */
+            opt->launch_cmd = argv + i + 1; /* the rest is --launch's program and its arguments */
             break;
         }
 #undef VALUE_OPTION
         if (strcmp(a, "--werror") == 0)
-            werror = 1;
+            opt->werror = 1;
         else if (strcmp(a, "--list") == 0)
-            list_only = 1;
+            opt->list_only = 1;
         else if (strcmp(a, "--describe") == 0)
-            describe = 1;
+            opt->describe = 1;
         else if (strcmp(a, "--launcher") == 0)
-            show_launcher = 1;
+            opt->show_launcher = 1;
         else if (strcmp(a, "--quiet") == 0)
-            quiet = 1;
+            opt->quiet = 1;
         else if (strcmp(a, "--verbose") == 0)
-            verbose = 1;
+            opt->verbose = 1;
         else if (strcmp(a, "--all") == 0)
-            hint_all = 1;
+            opt->hint_all = 1;
         else if (strcmp(a, "--no-record") == 0)
-            hint_record = 0;
+            opt->hint_record = 0;
         else if (strcmp(a, "--progress") == 0)
-            show_progress = 1;
+            opt->show_progress = 1;
         else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             usage(stdout);
             return 0;
         } else
             return usage_error("unknown option '%s' (see grade --help)", a);
     }
-    if (expect && strcmp(expect, "pass") != 0 && strcmp(expect, "fail") != 0)
-        return usage_error("--expect must be pass or fail, not '%s'", expect);
-    grade_policy policy;
+    if (opt->expect && strcmp(opt->expect, "pass") != 0 && strcmp(opt->expect, "fail") != 0)
+        return usage_error("--expect must be pass or fail, not '%s'", opt->expect);
+    return GO_ON;
+}
+
+/* The environment's settings: the grading policy (GRADE_* limits) into policy, and the MPI
+ * hosts (GRADE_HOSTS, GRADE_HOSTFILE).  Returns GO_ON, or 2 when one is wrong (said on stderr). */
+static int load_settings(grade_policy *policy)
+{
     char *policy_error = NULL;
-    if (policy_load(&policy, &policy_error) != 0) {
+    if (policy_load(policy, &policy_error) != 0) {
         usage_error("%s", policy_error);
         free(policy_error);
         return 2;
     }
-
     char *hosts_error = toolchain_check_hosts();
     if (hosts_error) {
         fprintf(stderr, "grade: %s\n", hosts_error);
         free(hosts_error);
         return 2;
     }
+    return GO_ON;
+}
 
-    char root[PATH_MAX];
-    if (!realpath(root_arg, root))
-        return usage_error("--root %s: no such folder", root_arg);
-    if (launch_ranks_text)
-        return launch_ranks(root, launch_ranks_text, launch_cmd ? launch_cmd : (char *[]){ NULL });
-    if (launch_cmd)
+/* --launcher: the MPI launcher the grader uses, the MPI's version, and the launcher's command
+ * for R ranks (its variables first), tab-separated.  Returns 0. */
+static int print_launcher(const char *root)
+{
+    toolchain tc;
+    toolchain_detect(&tc, root);
+    strlist words = { 0 }, env = { 0 };
+    launcher_prefix(&tc, "R", &words, &env);
+    printf("%s\t%s\t", tc.launcher ? tc.launcher->name : "none", tc.mpi_version);
+    for (int i = 0; i < env.count; i++)
+        printf("%s ", env.items[i]);
+    for (int i = 0; i < words.count; i++)
+        printf("%s%s", i ? " " : "", words.items[i]);
+    printf("\n");
+    sl_free(&words), sl_free(&env);
+    toolchain_free(&tc);
+    return 0;
+}
+
+/* The modes that need no workbook: --launch N -- PROG (which replaces this process) and
+ * --launcher.  Returns GO_ON when neither was asked for, or the mode's exit status. */
+static int launch_modes(const options *opt, const char *root)
+{
+    if (opt->launch_ranks_text)
+        return launch_ranks(root, opt->launch_ranks_text, opt->launch_cmd ? opt->launch_cmd : (char *[]){ NULL });
+    if (opt->launch_cmd)
         return usage_error("%s", "-- comes only after --launch N (see grade --help)");
-    if (show_launcher) {
-        toolchain tc;
-        toolchain_detect(&tc, root);
-        strlist words = { 0 }, env = { 0 };
-        launcher_prefix(&tc, "R", &words, &env);
-        printf("%s\t%s\t", tc.launcher ? tc.launcher->name : "none", tc.mpi_version);
-        for (int i = 0; i < env.count; i++)
-            printf("%s ", env.items[i]);
-        for (int i = 0; i < words.count; i++)
-            printf("%s%s", i ? " " : "", words.items[i]);
-        printf("\n");
-        sl_free(&words), sl_free(&env);
-        toolchain_free(&tc);
-        return 0;
-    }
-    workbook wb;
+    if (opt->show_launcher)
+        return print_launcher(root);
+    return GO_ON;
+}
+
+/* Reads the workbook's rooms and tasks into wb.  Returns GO_ON, or 2 when there are none. */
+static int load_workbook(const char *root, workbook *wb)
+{
     char err[600];
-    if (workbook_load(root, &wb, err, sizeof err) != 0) {
+    if (workbook_load(root, wb, err, sizeof err) != 0) {
         fprintf(stderr, "grade: %s\n", err);
         return 2;
     }
-    if (wb.nrooms == 0) {
+    if (wb->nrooms == 0) {
         fprintf(stderr, "grade: no rooms (NN_name/tasks.ini) under %s\n", root);
         return 2;
     }
-    if (list_only) {
-        list_workbook(stdout, &wb);
+    return GO_ON;
+}
+
+/* --progress: the record of the learner's grading runs.  Returns progress_print's status. */
+static int print_progress(const char *root, workbook *wb)
+{
+    char *path = xasprintf("%s/build/progress.json", root);
+    int rc = progress_print(wb, path);
+    free(path);
+    workbook_free(wb);
+    return rc;
+}
+
+/* The modes that need the workbook but no selection: --list and --progress.  Returns GO_ON
+ * when neither was asked for, or the mode's exit status. */
+static int workbook_modes(const options *opt, const char *root, workbook *wb)
+{
+    if (opt->list_only) {
+        list_workbook(stdout, wb);
         return 0;
     }
-    if (show_progress) {
-        char *path = xasprintf("%s/build/progress.json", root);
-        int rc = progress_print(&wb, path);
-        free(path);
-        workbook_free(&wb);
-        return rc;
-    }
+    if (opt->show_progress)
+        return print_progress(root, wb);
+    return GO_ON;
+}
 
-    /* Select the tasks. */
-    const task_meta **selected = NULL;
-    int nselected = 0, room_seen = 0;
-    for (int r = 0; r < wb.nrooms; r++) {
-        const room_meta *room = &wb.rooms[r];
-        if (room_filter && !room_matches(room, room_filter))
+/* The tasks that --room, --task (or --hint) name, in the workbook's order, into *selected (a
+ * new array).  Returns GO_ON, or 2 when they name nothing (the workbook listed on stderr). */
+static int select_tasks(const options *opt, const workbook *wb, const task_meta ***selected, int *nselected)
+{
+    *selected = NULL;
+    *nselected = 0;
+    int room_seen = 0;
+    for (int r = 0; r < wb->nrooms; r++) {
+        const room_meta *room = &wb->rooms[r];
+        if (opt->room_filter && !room_matches(room, opt->room_filter))
             continue;
         room_seen = 1;
         for (int i = 0; i < room->ntasks; i++) {
-            const char *want = hint_task ? hint_task : task_filter;
+            const char *want = opt->hint_task ? opt->hint_task : opt->task_filter;
             if (want && !task_matches(room, &room->tasks[i], want))
                 continue;
-            selected = xrealloc(selected, (size_t)(nselected + 1) * sizeof *selected);
-            selected[nselected++] = &room->tasks[i];
+            *selected = xrealloc(*selected, (size_t)(*nselected + 1) * sizeof **selected);
+            (*selected)[(*nselected)++] = &room->tasks[i];
         }
     }
-    if ((room_filter && !room_seen) || nselected == 0) {
-        const char *what = hint_task ? hint_task : task_filter ? task_filter : room_filter;
-        fprintf(stderr, "grade: no %s '%s'. These exist:\n", task_filter || hint_task ? "task" : "room",
+    if ((opt->room_filter && !room_seen) || *nselected == 0) {
+        const char *what = opt->hint_task ? opt->hint_task : opt->task_filter ? opt->task_filter : opt->room_filter;
+        fprintf(stderr, "grade: no %s '%s'. These exist:\n", opt->task_filter || opt->hint_task ? "task" : "room",
                 what ? what : "");
-        list_workbook(stderr, &wb);
+        list_workbook(stderr, wb);
         return 2;
     }
-    if (describe) {
+    return GO_ON;
+}
+
+/* --hint: the task's next hint, remembered in ROOT/build/progress.json unless --no-record.
+ * Returns show_hint's status. */
+static int hint_mode(const options *opt, const char *root, const task_meta *task)
+{
+    char *build = xasprintf("%s/build", root);
+    if (opt->hint_record)
+        make_dirs(build);
+    char *path = xasprintf("%s/progress.json", build);
+    free(build);
+    int rc = show_hint(task, path, opt->hint_level, opt->hint_all, opt->hint_record);
+    free(path);
+    return rc;
+}
+
+/* The modes on the selected tasks that grade nothing: --describe and --hint.  Frees selected
+ * and wb when one ran.  Returns GO_ON when neither was asked for, or the mode's exit status. */
+static int selection_modes(const options *opt, const char *root, workbook *wb, const task_meta **selected,
+                           int nselected)
+{
+    int rc = GO_ON;
+    if (opt->describe) {
         describe_tasks(stdout, selected, nselected);
+        rc = 0;
+    } else if (opt->hint_task) {
+        rc = hint_mode(opt, root, selected[0]);
+    }
+    if (rc != GO_ON) {
         free(selected);
-        workbook_free(&wb);
-        return 0;
+        workbook_free(wb);
     }
-    if (hint_task) {
-        char *build = xasprintf("%s/build", root);
-        if (hint_record)
-            make_dirs(build);
-        char *path = xasprintf("%s/progress.json", build);
-        free(build);
-        int rc = show_hint(selected[0], path, hint_level, hint_all, hint_record);
-        free(path);
-        free(selected);
-        workbook_free(&wb);
-        return rc;
-    }
+    return rc;
+}
 
-    char tasks_root[PATH_MAX];
-    if (!realpath(tasks_from ? tasks_from : root, tasks_root))
-        return usage_error("--tasks-from %s: no such folder", tasks_from);
-    char *build_dir = build_arg ? xstrdup(build_arg) : xasprintf("%s/build", root);
-    make_dirs(build_dir);
-    char *ref_dir = NULL;
-    if (ref_dir_arg) {
-        make_dirs(ref_dir_arg);
-        ref_dir = realpath(ref_dir_arg, NULL);
-        if (!ref_dir)
-            return usage_error("--ref-dir %s: cannot create it", ref_dir_arg);
+/* The folders a grading run needs: the task side's (--tasks-from) into tasks_root, and build/
+ * and the references' (--ref-dir), made and absolute, into *build_dir and *ref_dir (new
+ * strings; *ref_dir NULL without --ref-dir).  Returns GO_ON, or 2 when one cannot be had. */
+static int grading_dirs(const options *opt, const char *root, char *tasks_root, char **build_dir, char **ref_dir)
+{
+    if (!realpath(opt->tasks_from ? opt->tasks_from : root, tasks_root))
+        return usage_error("--tasks-from %s: no such folder", opt->tasks_from);
+    char *build = opt->build_arg ? xstrdup(opt->build_arg) : xasprintf("%s/build", root);
+    make_dirs(build);
+    *ref_dir = NULL;
+    if (opt->ref_dir_arg) {
+        make_dirs(opt->ref_dir_arg);
+        *ref_dir = realpath(opt->ref_dir_arg, NULL);
+        if (!*ref_dir)
+            return usage_error("--ref-dir %s: cannot create it", opt->ref_dir_arg);
     }
-    char *abs_build = realpath(build_dir, NULL);
-    if (!abs_build)
-        return usage_error("--build-dir %s: cannot create it", build_dir);
-    free(build_dir);
-    build_dir = abs_build;
-    if (runner_init() != 0)
-        fprintf(stderr, "grade: warning: could not become a child subreaper; detached leftovers may escape\n");
+    *build_dir = realpath(build, NULL);
+    if (!*build_dir)
+        return usage_error("--build-dir %s: cannot create it", build);
+    free(build);
+    return GO_ON;
+}
 
-    toolchain tc;
-    toolchain_detect(&tc, root);
-    tc.werror = werror;
-    term_init(quiet);
-    grade_context ctx = { root, tasks_root, build_dir, &tc, &policy, ref_dir, ref_dir != NULL, verbose, !expect };
-    /* The learner's own tasks: their grades, and the hints they opened, are remembered. */
-    int own_tasks = !expect && strcmp(tasks_root, root) == 0 && !build_arg;
-    char *progress_path = xasprintf("%s/progress.json", build_dir);
-    grade_report rep = { xmalloc((size_t)nselected * sizeof(task_report)), 0, 0, &tc };
+/* Grades the selected tasks in order into rep (stopping when interrupted), with the hints
+ * opened of the learner's own tasks (own_tasks) read from progress_path. */
+static void grade_all(const grade_context *ctx, const task_meta **selected, int nselected, int quiet, int own_tasks,
+                      const char *progress_path, grade_report *rep)
+{
+    const toolchain *tc = ctx->tc;
     double start = now_seconds();
     if (!quiet)
         printf("grading %d task%s (%d cores, MPI: %s, GPU: %s)\n", nselected, nselected == 1 ? "" : "s",
-               tc.cores, tc.mpi_version, tc.have_gpu ? tc.gpu_name : "none");
+               tc->cores, tc->mpi_version, tc->have_gpu ? tc->gpu_name : "none");
     for (int i = 0; i < nselected && !runner_interrupted(); i++) {
-        grade_task(&ctx, selected[i], i + 1, nselected, &rep.tasks[i]);
+        grade_task(ctx, selected[i], i + 1, nselected, &rep->tasks[i]);
         if (own_tasks)
-            rep.tasks[i].hints_opened = progress_hints_opened(progress_path, selected[i]->id);
-        rep.ntasks++;
+            rep->tasks[i].hints_opened = progress_hints_opened(progress_path, selected[i]->id);
+        rep->ntasks++;
     }
-    rep.seconds = now_seconds() - start;
-    term_summary(&rep, &wb, json_path, junit_path);
-    if (report_write_json(&rep, json_path) != 0)
-        fprintf(stderr, "grade: could not write %s\n", json_path);
-    if (report_write_junit(&rep, junit_path) != 0)
-        fprintf(stderr, "grade: could not write %s\n", junit_path);
-    if (gradescope_path && report_write_gradescope(&rep, gradescope_path) != 0)
-        fprintf(stderr, "grade: could not write %s\n", gradescope_path);
-    if (own_tasks && progress_record(&rep, progress_path) != 0)
-        fprintf(stderr, "grade: could not write %s\n", progress_path);
-    free(progress_path);
+    rep->seconds = now_seconds() - start;
+}
 
-    int exit_code = 0, gpu_skips = 0;
-    for (int i = 0; i < rep.ntasks; i++) {
-        const task_report *tr = &rep.tasks[i];
+/* The summary on the terminal, then the reports: JSON, JUnit, Gradescope (when asked for) and,
+ * for the learner's own tasks, the progress record.  A file that cannot be written is said. */
+static void write_reports(const options *opt, const grade_report *rep, const workbook *wb, int own_tasks,
+                          const char *progress_path)
+{
+    term_summary(rep, wb, opt->json_path, opt->junit_path);
+    if (report_write_json(rep, opt->json_path) != 0)
+        fprintf(stderr, "grade: could not write %s\n", opt->json_path);
+    if (report_write_junit(rep, opt->junit_path) != 0)
+        fprintf(stderr, "grade: could not write %s\n", opt->junit_path);
+    if (opt->gradescope_path && report_write_gradescope(rep, opt->gradescope_path) != 0)
+        fprintf(stderr, "grade: could not write %s\n", opt->gradescope_path);
+    if (own_tasks && progress_record(rep, progress_path) != 0)
+        fprintf(stderr, "grade: could not write %s\n", progress_path);
+}
+
+/* --expect's check of one graded task (a SKIP aside), each miss said on stdout.  Returns 1 when
+ * the task did not end as expected. */
+static int missed_expectation(const char *expect, const task_report *tr)
+{
+    int missed = 0;
+    if (strcmp(expect, "pass") == 0) {
+        if (tr->status != ST_PASS && tr->status != ST_SKIP) {
+            printf("check: %s should PASS but is %s\n", tr->meta->id, status_name(tr->status));
+            missed = 1;
+        }
+    } else if (tr->status != ST_SKIP) {
+        if (tr->status != ST_FAIL) {
+            printf("check: the untouched %s should FAIL but is %s\n", tr->meta->id, status_name(tr->status));
+            missed = 1;
+        }
+        for (int c = 0; c < tr->nruns; c++)
+            if (tr->runs[c].ran && tr->runs[c].status == ST_PASS) {
+                printf("check: the untouched %s passes in [%s]: its placeholder must fail in every run\n",
+                       tr->meta->id, tr->runs[c].config);
+                missed = 1;
+            }
+    }
+    return missed;
+}
+
+/* The exit status of a grading run: 1 when a task did not pass (normal runs) or did not end as
+ * --expect says; a SKIP fails a check unless the task needs a GPU (counted in *gpu_skips). */
+static int graded_status(const char *expect, const grade_report *rep, int *gpu_skips)
+{
+    int exit_code = 0;
+    *gpu_skips = 0;
+    for (int i = 0; i < rep->ntasks; i++) {
+        const task_report *tr = &rep->tasks[i];
         if (expect && tr->status == ST_SKIP) {
             /* A check that did not run is not a pass: only a missing GPU excuses it. */
             if (tr->skip_needs_gpu) {
-                gpu_skips++;
+                (*gpu_skips)++;
             } else {
                 printf("check: %s was not checked (SKIP: %s)\n", tr->meta->id, tr->message ? tr->message : "?");
                 exit_code = 1;
@@ -428,31 +530,57 @@ int main(int argc, char **argv)
         if (!expect) {
             if (tr->status != ST_PASS && tr->status != ST_SKIP)
                 exit_code = 1;
-        } else if (strcmp(expect, "pass") == 0) {
-            if (tr->status != ST_PASS && tr->status != ST_SKIP) {
-                printf("check: %s should PASS but is %s\n", tr->meta->id, status_name(tr->status));
-                exit_code = 1;
-            }
-        } else if (tr->status != ST_SKIP) {
-            if (tr->status != ST_FAIL) {
-                printf("check: the untouched %s should FAIL but is %s\n", tr->meta->id, status_name(tr->status));
-                exit_code = 1;
-            }
-            for (int c = 0; c < tr->nruns; c++)
-                if (tr->runs[c].ran && tr->runs[c].status == ST_PASS) {
-                    printf("check: the untouched %s passes in [%s]: its placeholder must fail in every run\n",
-                           tr->meta->id, tr->runs[c].config);
-                    exit_code = 1;
-                }
+        } else if (missed_expectation(expect, tr)) {
+            exit_code = 1;
         }
     }
+    return exit_code;
+}
+
+/* The exit status after the reports: graded_status's, or 130 when interrupted (said on
+ * stdout), and --expect's verdict line when every task ended as expected. */
+static int final_status(const char *expect, const grade_report *rep, int nselected)
+{
+    int gpu_skips;
+    int exit_code = graded_status(expect, rep, &gpu_skips);
     if (runner_interrupted()) {
-        printf("grade: interrupted (%d of %d tasks graded; nothing left running)\n", rep.ntasks, nselected);
+        printf("grade: interrupted (%d of %d tasks graded; nothing left running)\n", rep->ntasks, nselected);
         exit_code = 130;
     }
     if (expect && exit_code == 0)
         printf("check: every task %s as expected%s\n", strcmp(expect, "pass") == 0 ? "passes" : "fails",
                gpu_skips ? " (apart from those SKIPPED for want of a GPU)" : "");
+    return exit_code;
+}
+
+/* Grades the selected tasks, writes the reports and frees selected and wb.  Returns the exit
+ * status (final_status's, or 2 when a folder cannot be had). */
+static int grade_selected(const options *opt, const grade_policy *policy, const char *root, workbook *wb,
+                          const task_meta **selected, int nselected)
+{
+    char tasks_root[PATH_MAX];
+    char *build_dir = NULL, *ref_dir = NULL;
+    int rc = grading_dirs(opt, root, tasks_root, &build_dir, &ref_dir);
+    if (rc != GO_ON)
+        return rc;
+    if (runner_init() != 0)
+        fprintf(stderr, "grade: warning: could not become a child subreaper; detached leftovers may escape\n");
+
+    toolchain tc;
+    toolchain_detect(&tc, root);
+    tc.werror = opt->werror;
+    term_init(opt->quiet);
+    grade_context ctx = { root, tasks_root, build_dir, &tc, policy, ref_dir, ref_dir != NULL, opt->verbose,
+                          !opt->expect };
+    /* The learner's own tasks: their grades, and the hints they opened, are remembered. */
+    int own_tasks = !opt->expect && strcmp(tasks_root, root) == 0 && !opt->build_arg;
+    char *progress_path = xasprintf("%s/progress.json", build_dir);
+    grade_report rep = { xmalloc((size_t)nselected * sizeof(task_report)), 0, 0, &tc };
+    grade_all(&ctx, selected, nselected, opt->quiet, own_tasks, progress_path, &rep);
+    write_reports(opt, &rep, wb, own_tasks, progress_path);
+    free(progress_path);
+    int exit_code = final_status(opt->expect, &rep, nselected);
+
     for (int i = 0; i < rep.ntasks; i++)
         task_report_free(&rep.tasks[i]);
     free(rep.tasks);
@@ -460,6 +588,31 @@ int main(int argc, char **argv)
     free(build_dir);
     free(ref_dir);
     toolchain_free(&tc);
-    workbook_free(&wb);
+    workbook_free(wb);
     return exit_code;
+}
+
+int main(int argc, char **argv)
+{
+    options opt;
+    int rc = parse_options(argc, argv, &opt);
+    if (rc != GO_ON)
+        return rc;
+    grade_policy policy;
+    if ((rc = load_settings(&policy)) != GO_ON)
+        return rc;
+    char root[PATH_MAX];
+    if (!realpath(opt.root_arg, root))
+        return usage_error("--root %s: no such folder", opt.root_arg);
+    if ((rc = launch_modes(&opt, root)) != GO_ON)
+        return rc;
+    workbook wb;
+    if ((rc = load_workbook(root, &wb)) != GO_ON || (rc = workbook_modes(&opt, root, &wb)) != GO_ON)
+        return rc;
+    const task_meta **selected;
+    int nselected;
+    if ((rc = select_tasks(&opt, &wb, &selected, &nselected)) != GO_ON ||
+        (rc = selection_modes(&opt, root, &wb, selected, nselected)) != GO_ON)
+        return rc;
+    return grade_selected(&opt, &policy, root, &wb, selected, nselected);
 }

@@ -9,8 +9,8 @@
 #ifndef PR_PROGRESS_H
 #define PR_PROGRESS_H
 
+#include "grades.h"
 #include "meta.h"
-#include "report.h"
 
 #define PROGRESS_SCHEMA "parallel-rooms/progress/1"
 

@@ -11,14 +11,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char *const names[ST_COUNT] = { "PASS", "SKIP", "FAIL", "TIMEOUT", "CRASH", "BUILD_ERROR",
-                                              "NOT_STARTED" };
-
-const char *status_name(grade_status st)
-{
-    return st >= 0 && st < ST_COUNT ? names[st] : "?";
-}
-
 /* ---- terminal ------------------------------------------------------------------ */
 
 static int use_colour = 0, on_tty = 0, be_quiet = 0;

@@ -1,45 +1,12 @@
-/* report.h -- what grading found, and the ways it is shown: the terminal
+/* report.h -- the ways what grading found (grades.h) is shown: the terminal
  * (progress, table, per-room "escaped" line), build/grade-report.json
- * (schema parallel-rooms/grade-report/1) and JUnit XML. */
+ * (schema parallel-rooms/grade-report/1), JUnit XML and Gradescope. */
 #ifndef PR_REPORT_H
 #define PR_REPORT_H
 
+#include "grades.h"
 #include "meta.h"
 #include "toolchain.h"
-
-/* Ordered by severity: a task's status is the worst of its runs'.  NOT_STARTED is a
- * task's alone: its file is still as generated, so it was neither built nor run. */
-typedef enum { ST_PASS, ST_SKIP, ST_FAIL, ST_TIMEOUT, ST_CRASH, ST_BUILD_ERROR, ST_NOT_STARTED, ST_COUNT } grade_status;
-
-const char *status_name(grade_status st);
-
-typedef struct {
-    char *config;        /* "threads=3 n=999 seed=7" */
-    grade_status status;
-    int ran;             /* 0 when it was not run (stopped early) */
-    double seconds;
-    char *message;       /* NULL when it passed */
-} run_report;
-
-typedef struct {
-    const task_meta *meta;
-    grade_status status;
-    run_mode mode;       /* MODE_NATIVE, or MODE_SIM: the CUDA CPU simulator ran it */
-    double seconds;      /* wall time spent on the task, builds included */
-    char *message;       /* why it did not pass (or the skip reason), or NULL */
-    int skip_needs_gpu;  /* SKIP only because this machine lacks a GPU (or what the simulator lacks) */
-    char *log_path;      /* full output of the first failing run, or NULL */
-    run_report *runs;
-    int nruns;
-    int hints_opened;    /* rungs of the hint ladder the learner has read (build/progress.json) */
-} task_report;
-
-typedef struct {
-    task_report *tasks;
-    int ntasks;
-    double seconds;
-    const toolchain *tc;
-} grade_report;
 
 /* Terminal output: colour only on a tty and when NO_COLOR is unset. */
 void term_init(int quiet);

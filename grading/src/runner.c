@@ -236,7 +236,7 @@ static int cgroup_make(int max_procs, char *dir, size_t size)
     if (geteuid() != 0 || max_procs <= 0)
         return 0;
     for (size_t b = 0; b < sizeof bases / sizeof bases[0]; b++) {
-        char probe[300], limit[32];
+        char probe[320], limit[32];
         snprintf(probe, sizeof probe, "%s/cgroup.procs", bases[b]);
         if (access(probe, W_OK) != 0)
             continue;
@@ -302,12 +302,10 @@ static void child_limits(const run_request *req, const char *cgroup, long user_t
     }
 }
 
-static void child_exec(const run_request *req, int out_fd, int err_fd, int status_fd, const char *cgroup,
-                       long user_tasks_now)
+/* The child's signals as a fresh program expects them: default dispositions (the grader's
+ * handlers must not leak into the run) and nothing blocked.  Async-signal-safe. */
+static void child_reset_signals(void)
 {
-    setsid();
-    child_limits(req, cgroup, user_tasks_now);
-    /* Default signal dispositions: the grader's handlers must not leak into the run. */
     signal(SIGPIPE, SIG_DFL);
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
@@ -315,7 +313,11 @@ static void child_exec(const run_request *req, int out_fd, int err_fd, int statu
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
+}
 
+/* The child's standard streams: stdin from /dev/null, stdout and stderr into the grader's pipes. */
+static void child_redirect(int out_fd, int err_fd)
+{
     int devnull = open("/dev/null", O_RDONLY);
     if (devnull >= 0) {
         dup2(devnull, STDIN_FILENO);
@@ -323,6 +325,18 @@ static void child_exec(const run_request *req, int out_fd, int err_fd, int statu
     }
     dup2(out_fd, STDOUT_FILENO);
     dup2(err_fd, STDERR_FILENO);
+}
+
+/* The child after fork: its own session, the limits, the streams, no core files, the extra
+ * environment, the folder, then exec.  Never returns: on failure it writes why to status_fd
+ * and exits 127. */
+static void child_exec(const run_request *req, int out_fd, int err_fd, int status_fd, const char *cgroup,
+                       long user_tasks_now)
+{
+    setsid();
+    child_limits(req, cgroup, user_tasks_now);
+    child_reset_signals();
+    child_redirect(out_fd, err_fd);
     struct rlimit no_core = { 0, 0 };
     setrlimit(RLIMIT_CORE, &no_core);
     if (req->env_extra)
@@ -363,177 +377,231 @@ static int drain(int fd, strbuf *sb, size_t *total, size_t cap, int *over)
     return 1;
 }
 
-void run_process(const run_request *req, run_result *res)
+/* The parent's view of one run: the child, its pipes and cgroup, what it printed, and why it ended. */
+typedef struct {
+    pid_t pid;
+    int out_fd, err_fd; /* the read ends of the child's stdout and stderr */
+    char cgroup[300];   /* its pids cgroup, or "" */
+    int have_cgroup;
+    strbuf out, err;
+    double start, exit_time; /* exit_time: 0 until the child was reaped */
+    int start_failed, exited, wstatus;
+    int over_cap, timed_out, over_memory, over_procs; /* why the grader stopped it */
+} run_state;
+
+/* A run that never started: the outcome, why (`what`: strerror(errno)), and empty output. */
+static void start_failed(run_state *st, run_result *res, const char *what)
 {
-    memset(res, 0, sizeof *res);
-    strbuf out = { 0 }, err = { 0 };
-    sb_append(&out, "", 0);
-    sb_append(&err, "", 0);
-    int out_pipe[2], err_pipe[2], status_pipe[2];
-    if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0 ||
-        pipe2(status_pipe, O_CLOEXEC) != 0) {
-        res->outcome = RUN_START_FAILED;
-        snprintf(res->start_error, sizeof res->start_error, "pipe: %s", strerror(errno));
-        res->out = out.data;
-        res->err = err.data;
-        return;
-    }
-    char cgroup[300] = "";
-    int have_cgroup = cgroup_make(req->max_procs, cgroup, sizeof cgroup);
-    long tasks_now = !have_cgroup && req->max_procs > 0 && geteuid() != 0 ? user_tasks() : 0;
-    res->max_memory = req->max_memory;
-    res->max_procs = req->max_procs;
-    double start = now_seconds();
-    pid_t pid = fork();
-    if (pid < 0) {
-        res->outcome = RUN_START_FAILED;
-        snprintf(res->start_error, sizeof res->start_error, "fork: %s", strerror(errno));
-        for (int i = 0; i < 2; i++)
-            close(out_pipe[i]), close(err_pipe[i]), close(status_pipe[i]);
-        if (have_cgroup)
-            cgroup_remove(cgroup);
-        res->out = out.data;
-        res->err = err.data;
-        return;
-    }
-    if (pid == 0)
-        child_exec(req, out_pipe[1], err_pipe[1], status_pipe[1], cgroup, tasks_now);
+    res->outcome = RUN_START_FAILED;
+    snprintf(res->start_error, sizeof res->start_error, "%s: %s", what, strerror(errno));
+    res->out = st->out.data;
+    res->err = st->err.data;
+}
 
-    close(out_pipe[1]);
-    close(err_pipe[1]);
-    close(status_pipe[1]);
-    /* The child calls setsid() before exec; the blocking read below waits for the
-     * exec, so from then on its session and process group are its pid.  (Calling
-     * setpgid here as well would race with that setsid: a process that is already
-     * a group leader cannot start a session, and would stay in the grader's.) */
-
-    /* Did exec succeed?  The status pipe closes on exec (EOF) or carries the error. */
+/* Waits for the child's exec: the status pipe closes on exec (EOF) or carries the error,
+ * which goes into res->start_error.  Closes status_fd; returns 1 when the start failed. */
+static int wait_for_exec(int status_fd, run_result *res)
+{
     char start_msg[256];
     ssize_t got;
     do
-        got = read(status_pipe[0], start_msg, sizeof start_msg - 1);
+        got = read(status_fd, start_msg, sizeof start_msg - 1);
     while (got < 0 && errno == EINTR);
-    close(status_pipe[0]);
-    int start_failed = got > 0;
-    if (start_failed) {
-        start_msg[got] = '\0';
-        snprintf(res->start_error, sizeof res->start_error, "%s", start_msg);
-    }
+    close(status_fd);
+    if (got <= 0)
+        return 0;
+    start_msg[got] = '\0';
+    snprintf(res->start_error, sizeof res->start_error, "%s", start_msg);
+    return 1;
+}
 
-    fcntl(out_pipe[0], F_SETFL, O_NONBLOCK);
-    fcntl(err_pipe[0], F_SETFL, O_NONBLOCK);
+/* The watchdog's sample: memory and processes of the whole run, into res's peaks; sets
+ * st->over_memory or st->over_procs when the run went past the request's limits. */
+static void watchdog_sample(const run_request *req, run_state *st, run_result *res)
+{
+    size_t rss;
+    int procs;
+    session_usage(st->pid, &rss, &procs);
+    if (rss > res->peak_memory)
+        res->peak_memory = rss;
+    if (procs > res->peak_procs)
+        res->peak_procs = procs;
+    if (req->max_memory && rss > req->max_memory)
+        st->over_memory = 1;
+    if (req->max_procs && ((st->have_cgroup && cgroup_limit_hit(st->cgroup)) || procs >= req->max_procs * 9 / 10))
+        st->over_procs = 1;
+}
+
+/* Signals the run's group and leader. */
+static void kill_run(pid_t pid, int sig)
+{
+    kill(-pid, sig);
+    kill(pid, sig);
+}
+
+/* The parent's wait loop: reaps the child, captures its output up to the cap, samples the
+ * watchdog 20 times a second, and stops the run (Ctrl-C, a limit, the timeout: SIGTERM,
+ * then SIGKILL after the grace).  Returns once the child ended and its pipes drained. */
+static void watch_run(const run_request *req, run_state *st, run_result *res)
+{
+    fcntl(st->out_fd, F_SETFL, O_NONBLOCK);
+    fcntl(st->err_fd, F_SETFL, O_NONBLOCK);
     int fds_open[2] = { 1, 1 };
     size_t total = 0;
-    int over_cap = 0, timed_out = 0, exited = 0, wstatus = 0, over_memory = 0, over_procs = 0;
-    double deadline = start + req->timeout;
-    double term_sent = 0, exit_time = 0, last_sample = 0;
+    double deadline = st->start + req->timeout;
+    double term_sent = 0, last_sample = 0;
 
     for (;;) {
-        if (!exited) {
-            pid_t w = waitpid(pid, &wstatus, WNOHANG);
-            if (w == pid) {
-                exited = 1;
-                exit_time = now_seconds();
+        if (!st->exited) {
+            pid_t w = waitpid(st->pid, &st->wstatus, WNOHANG);
+            if (w == st->pid) {
+                st->exited = 1;
+                st->exit_time = now_seconds();
             }
         }
         double now = now_seconds();
         /* After the program ended, give its pipes a moment to drain: a leftover
          * process may hold them open, and it must not keep us waiting. */
-        if (exited && ((!fds_open[0] && !fds_open[1]) || now - exit_time > 0.2))
+        if (st->exited && ((!fds_open[0] && !fds_open[1]) || now - st->exit_time > 0.2))
             break;
-        if (!exited && (req->max_memory || req->max_procs) && now - last_sample >= 0.05) {
-            /* The watchdog: memory and processes of the whole run, 20 times a second. */
+        if (!st->exited && (req->max_memory || req->max_procs) && now - last_sample >= 0.05) {
             last_sample = now;
-            size_t rss;
-            int procs;
-            session_usage(pid, &rss, &procs);
-            if (rss > res->peak_memory)
-                res->peak_memory = rss;
-            if (procs > res->peak_procs)
-                res->peak_procs = procs;
-            if (req->max_memory && rss > req->max_memory)
-                over_memory = 1;
-            if (req->max_procs && ((have_cgroup && cgroup_limit_hit(cgroup)) || procs >= req->max_procs * 9 / 10))
-                over_procs = 1;
+            watchdog_sample(req, st, res);
         }
-        if (stop_requested || over_cap || over_memory || over_procs) {
-            kill(-pid, SIGKILL);
-            kill(pid, SIGKILL);
-        } else if (!exited && now >= deadline) {
-            if (!timed_out) {
-                timed_out = 1;
+        if (stop_requested || st->over_cap || st->over_memory || st->over_procs) {
+            kill_run(st->pid, SIGKILL);
+        } else if (!st->exited && now >= deadline) {
+            if (!st->timed_out) {
+                st->timed_out = 1;
                 term_sent = now;
-                kill(-pid, SIGTERM);
-                kill(pid, SIGTERM);
+                kill_run(st->pid, SIGTERM);
             } else if (now - term_sent >= req->kill_grace) {
-                kill(-pid, SIGKILL);
-                kill(pid, SIGKILL);
+                kill_run(st->pid, SIGKILL);
             }
         }
-        struct pollfd pfd[2] = { { fds_open[0] ? out_pipe[0] : -1, POLLIN, 0 },
-                                 { fds_open[1] ? err_pipe[0] : -1, POLLIN, 0 } };
+        struct pollfd pfd[2] = { { fds_open[0] ? st->out_fd : -1, POLLIN, 0 },
+                                 { fds_open[1] ? st->err_fd : -1, POLLIN, 0 } };
         int ready = poll(pfd, 2, 20);
         if (ready > 0) {
-            if (pfd[0].revents && !drain(out_pipe[0], &out, &total, req->output_cap, &over_cap))
+            if (pfd[0].revents && !drain(st->out_fd, &st->out, &total, req->output_cap, &st->over_cap))
                 fds_open[0] = 0;
-            if (pfd[1].revents && !drain(err_pipe[0], &err, &total, req->output_cap, &over_cap))
+            if (pfd[1].revents && !drain(st->err_fd, &st->err, &total, req->output_cap, &st->over_cap))
                 fds_open[1] = 0;
         }
     }
-    close(out_pipe[0]);
-    close(err_pipe[0]);
-    res->seconds = (exit_time > 0 ? exit_time : now_seconds()) - start;
+}
 
-    /* A program that ended by itself must leave nothing behind: anything alive in
-     * its session, or re-parented to us (it left the session), is a leftover.
-     * When the grader killed the run, what is left is being killed anyway. */
-    if (!timed_out && !over_cap && !over_memory && !over_procs && !stop_requested) {
-        /* A moment's grace (0.3 s) for processes already on their way out: under
-         * srun, about one run in 50 of room 03 showed a process that outlived the
-         * launcher (which one, we did not catch).  What is still there after the
-         * grace was left behind. */
-        pid_t pids[256];
-        for (int tries = 0; tries < 15; tries++) {
-            while (waitpid(-1, NULL, WNOHANG) > 0)
-                ;
-            res->leftovers = find_processes(getpid(), pid, 0, pids, 256);
-            if (res->leftovers == 0)
-                break;
-            struct timespec pause = { 0, 20 * 1000 * 1000 };
-            nanosleep(&pause, NULL);
-        }
+/* Processes the run left behind after it ended by itself: alive in its session, or
+ * re-parented to us (it left the session), after a grace of 0.3 s.  Returns how many. */
+static int count_leftovers(pid_t session)
+{
+    /* A moment's grace (0.3 s) for processes already on their way out: under
+     * srun, about one run in 50 of room 03 showed a process that outlived the
+     * launcher (which one, we did not catch).  What is still there after the
+     * grace was left behind. */
+    pid_t pids[256];
+    int leftovers = 0;
+    for (int tries = 0; tries < 15; tries++) {
+        while (waitpid(-1, NULL, WNOHANG) > 0)
+            ;
+        leftovers = find_processes(getpid(), session, 0, pids, 256);
+        if (leftovers == 0)
+            break;
+        struct timespec pause = { 0, 20 * 1000 * 1000 };
+        nanosleep(&pause, NULL);
     }
-    kill(-pid, SIGKILL);
+    return leftovers;
+}
+
+/* After the run: counts its leftovers (when it ended by itself: when the grader killed it,
+ * what is left is being killed anyway), kills and reaps them, and removes the cgroup
+ * (noting a fork refused by it). */
+static void sweep_run(run_state *st, run_result *res)
+{
+    if (!st->timed_out && !st->over_cap && !st->over_memory && !st->over_procs && !stop_requested)
+        res->leftovers = count_leftovers(st->pid);
+    kill(-st->pid, SIGKILL);
     runner_sweep();
-    if (have_cgroup) {
-        if (!over_procs && !exited)
-            over_procs = cgroup_limit_hit(cgroup);
-        cgroup_remove(cgroup);
+    if (st->have_cgroup) {
+        if (!st->over_procs && !st->exited)
+            st->over_procs = cgroup_limit_hit(st->cgroup);
+        cgroup_remove(st->cgroup);
     }
+}
 
-    res->out = out.data;
-    res->out_len = out.len;
-    res->err = err.data;
-    res->err_len = err.len;
-    if (start_failed)
+/* The result: the captured output (res takes st's buffers) and how the run ended. */
+static void fill_result(run_state *st, run_result *res)
+{
+    res->out = st->out.data;
+    res->out_len = st->out.len;
+    res->err = st->err.data;
+    res->err_len = st->err.len;
+    if (st->start_failed)
         res->outcome = RUN_START_FAILED;
     else if (stop_requested)
         res->outcome = RUN_INTERRUPTED;
-    else if (over_cap)
+    else if (st->over_cap)
         res->outcome = RUN_OUTPUT_LIMIT;
-    else if (over_procs)
+    else if (st->over_procs)
         res->outcome = RUN_PROCESS_LIMIT;
-    else if (over_memory)
+    else if (st->over_memory)
         res->outcome = RUN_MEMORY_LIMIT;
-    else if (timed_out)
+    else if (st->timed_out)
         res->outcome = RUN_TIMEOUT;
-    else if (WIFSIGNALED(wstatus)) {
+    else if (WIFSIGNALED(st->wstatus)) {
         res->outcome = RUN_SIGNALED;
-        res->signal = WTERMSIG(wstatus);
+        res->signal = WTERMSIG(st->wstatus);
     } else {
         res->outcome = RUN_EXITED;
-        res->exit_code = WEXITSTATUS(wstatus);
+        res->exit_code = WEXITSTATUS(st->wstatus);
     }
+}
+
+void run_process(const run_request *req, run_result *res)
+{
+    memset(res, 0, sizeof *res);
+    run_state st = { 0 };
+    sb_append(&st.out, "", 0);
+    sb_append(&st.err, "", 0);
+    int out_pipe[2], err_pipe[2], status_pipe[2];
+    if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0 ||
+        pipe2(status_pipe, O_CLOEXEC) != 0) {
+        start_failed(&st, res, "pipe");
+        return;
+    }
+    st.have_cgroup = cgroup_make(req->max_procs, st.cgroup, sizeof st.cgroup);
+    long tasks_now = !st.have_cgroup && req->max_procs > 0 && geteuid() != 0 ? user_tasks() : 0;
+    res->max_memory = req->max_memory;
+    res->max_procs = req->max_procs;
+    st.start = now_seconds();
+    st.pid = fork();
+    if (st.pid < 0) {
+        start_failed(&st, res, "fork");
+        for (int i = 0; i < 2; i++)
+            close(out_pipe[i]), close(err_pipe[i]), close(status_pipe[i]);
+        if (st.have_cgroup)
+            cgroup_remove(st.cgroup);
+        return;
+    }
+    if (st.pid == 0)
+        child_exec(req, out_pipe[1], err_pipe[1], status_pipe[1], st.cgroup, tasks_now);
+
+    close(out_pipe[1]);
+    close(err_pipe[1]);
+    close(status_pipe[1]);
+    /* The child calls setsid() before exec; the blocking read in wait_for_exec waits for
+     * the exec, so from then on its session and process group are its pid.  (Calling
+     * setpgid here as well would race with that setsid: a process that is already
+     * a group leader cannot start a session, and would stay in the grader's.) */
+    st.start_failed = wait_for_exec(status_pipe[0], res);
+    st.out_fd = out_pipe[0];
+    st.err_fd = err_pipe[0];
+    watch_run(req, &st, res);
+    close(st.out_fd);
+    close(st.err_fd);
+    res->seconds = (st.exit_time > 0 ? st.exit_time : now_seconds()) - st.start;
+    sweep_run(&st, res);
+    fill_result(&st, res);
 }
 
 void run_result_free(run_result *res)
