@@ -86,14 +86,15 @@ grade_check untouched-05 fail build/pristine 05
 MPIEXEC=mpiexec.openmpi bash grading/tests/check-hostile.sh --mpi-only | sed 's/^/  /'
 [ "${PIPESTATUS[0]}" -eq 0 ] || fail "check-hostile --mpi-only under Open MPI"
 
-# make doctor and make bench find the same Open MPI from MPICC alone (grading/tools/lib.sh's
-# mpi_sibling, the shell copy of the grader's): the doctor names mpiexec.openmpi, and a
-# short bench of room 03 runs under it (its machine line names Open MPI, not MPICH).
+# make doctor and make bench find the same Open MPI from MPICC alone (the grader's
+# launchers table, asked with grade --launcher and --launch): the doctor names
+# mpiexec.openmpi, and a short bench of room 03 runs under it (its machine line names
+# Open MPI, not MPICH).
 doc=$(bash grading/tools/doctor.sh 2>&1)
 grep -qE '^  MPI +Open MPI .*mpiexec\.openmpi' <<<"$doc" ||
     fail "make doctor with MPICC=mpicc.openmpi: $(grep -m1 -E '^  MPI ' <<<"$doc")"
 if BENCH_REPS=1 bash grading/bench/bench.sh 03 > "$out/bench.log" 2>&1; then
-    grep -q '^Machine: .*OpenRTE' build/bench/bench.md ||
+    grep -q '^Machine: .*Open MPI [0-9]' build/bench/bench.md ||
         fail "make bench with MPICC=mpicc.openmpi: $(grep -m1 '^Machine' build/bench/bench.md)"
 else
     fail "make bench ROOM=03 under Open MPI:"; tail -n 5 "$out/bench.log"
