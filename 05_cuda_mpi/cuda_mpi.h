@@ -2,7 +2,6 @@
  * cuda_mpi.h -- room 05's scaffolding: what every program of this room does the
  * same way around its lesson, so that each file shows only what is its own.
  *
- *   CHECK(call)                  a failed CUDA call ends every rank (MPI_Abort)
  *   pick_gpu()                   one GPU per rank, shared round-robin when short
  *   gpus_on_node(&ranks)         how many different GPUs this node's ranks use
  *   block_of(n, p, r, ...)       rank r's block of an uneven split of n
@@ -10,8 +9,7 @@
  *   slowest(seconds)             the slowest rank's time
  *   gather_blocks(dev, ...)      every rank's block of a split, on rank 0
  *
- * You need not edit it.  README.md explains each piece: "Two worlds: MPI moves
- * bytes, the GPU holds the numbers" (CHECK), "One GPU per rank" (pick_gpu,
+ * You need not edit it.  README.md explains each piece: "One GPU per rank" (pick_gpu,
  * gpus_on_node), room 03's "Uneven splits: counts and displacements"
  * (block_of), "Timing honestly" (slowest) and "Host staging: the portable way"
  * (gather_blocks, a staged gather).
@@ -27,18 +25,6 @@
 #endif
 
 #include <cuda_runtime.h>
-
-/* Like room 04's CHECK, but it ends all ranks with MPI_Abort: one rank exiting
- * alone would leave the others waiting in their next collective. */
-#define CHECK(call)                                                                  \
-    do {                                                                             \
-        cudaError_t e_ = (call);                                                     \
-        if (e_ != cudaSuccess) {                                                     \
-            fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,     \
-                    cudaGetErrorString(e_));                                         \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                            \
-        }                                                                            \
-    } while (0)
 
 /* One GPU per rank where there are enough; ranks on the same node share them
  * round-robin.  The node-local rank comes from a communicator of the ranks

@@ -36,7 +36,7 @@
 #define PR_MPI
 #include "pr.h"
 
-#include "cuda_mpi.h" /* CHECK, pick_gpu, block_of...: the room's scaffolding */
+#include "cuda_mpi.h" /* pick_gpu, block_of...: the room's scaffolding */
 
 #define TPB 256 /* threads per block of the sum kernel */
 

@@ -45,7 +45,7 @@
 #define PR_MPI
 #include "pr.h"
 
-#include "cuda_mpi.h" /* CHECK, pick_gpu, block_of...: the room's scaffolding */
+#include "cuda_mpi.h" /* pick_gpu, block_of...: the room's scaffolding */
 
 #define TAG_UP 1   /* a row travelling to the rank above */
 #define TAG_DOWN 2 /* a row travelling to the rank below */

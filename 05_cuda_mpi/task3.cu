@@ -34,7 +34,7 @@
 #define PR_MPI
 #include "pr.h"
 
-#include "cuda_mpi.h" /* CHECK, pick_gpu, gpus_on_node...: the room's scaffolding */
+#include "cuda_mpi.h" /* pick_gpu, gpus_on_node...: the room's scaffolding */
 
 /* NCCL where it is installed and this is a real GPU build. */
 #if !defined(CUDA_SIM) && defined(__has_include)

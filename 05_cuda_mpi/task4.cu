@@ -33,7 +33,7 @@
 #define PR_MPI
 #include "pr.h"
 
-#include "cuda_mpi.h" /* CHECK, pick_gpu, block_of...: the room's scaffolding */
+#include "cuda_mpi.h" /* pick_gpu, block_of...: the room's scaffolding */
 
 #define TO_LEFT 1  /* a cell travelling to the rank on the left */
 #define TO_RIGHT 2 /* a cell travelling to the rank on the right */

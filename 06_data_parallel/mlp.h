@@ -21,7 +21,7 @@
  *   the GAN       net_t, make_net(), net_init(), net_forward(), sigmoid(),
  *   (task 7)      softplus(), the ring data set, make_noise(), gan_t,
  *                 input_gradient_check(), coverage()
- *   the GPUs      CHECK(), NCCL's communicator (HAVE_NCCL), pick_gpu(),
+ *   the GPUs      NCCL's communicator (HAVE_NCCL), pick_gpu() (CHECK() is pr.h's),
  *   (task 6)      replica_t; mlp_forward() and mlp_backward() run on the GPU too
  *   the MLP's     mlp_backward() (in two halves, one per layer), serial_step(),
  *   backward      train_serial(): the last section, because it is task 1's
@@ -543,18 +543,6 @@ static inline double input_gradient_check(int hidden, uint64_t seed, net_backwar
 #if defined(PR_MPI) && (defined(__CUDACC__) || defined(CUDA_SIM))
 
 #include <cuda_runtime.h>
-
-/* Every CUDA call returns an error code: CHECK(call) stops every rank, with
- * the file, the line and the call, when it is not cudaSuccess. */
-#define CHECK(call)                                                                  \
-    do {                                                                             \
-        cudaError_t e_ = (call);                                                     \
-        if (e_ != cudaSuccess) {                                                     \
-            fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,     \
-                    cudaGetErrorString(e_));                                         \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                            \
-        }                                                                            \
-    } while (0)
 
 /* NCCL where it is installed and this is a real GPU build: then HAVE_NCCL is
  * defined, NCCL_CHECK(call) does for NCCL what CHECK does for CUDA, and

@@ -42,7 +42,7 @@
  */
 #define PR_MPI
 #include "pr.h"
-#include "mlp.h" /* also the GPU's tools: CHECK, pick_gpu, replica_t, NCCL's (HAVE_NCCL) */
+#include "mlp.h" /* also the GPU's tools: pick_gpu, replica_t, NCCL's (HAVE_NCCL) */
 
 #define MAX_HIDDEN 64 /* a kernel thread keeps its hidden layer in registers */
 #define TPB 128       /* threads per block */
@@ -90,7 +90,7 @@ static void allreduce_staged(const double *local, double *grad, double *host, lo
     // TODO 2: Room 05's staged allreduce: the device array's totals over
     //         all ranks must end up in the other device array, travelling
     //         through the pinned buffer in CPU memory and one MPI_Allreduce.
-    //         Check every CUDA call's error with the macro from mlp.h.
+    //         Check every CUDA call's error with pr.h's CHECK.
     (void)local, (void)grad, (void)host, (void)width; /* TODO 2 */
 }
 

@@ -30,7 +30,8 @@
  * it adds up every rank's wrong results, so all ranks return the same verdict.
  * Call it on every rank, then MPI_Finalize().
  * pr_mpi_cuda_aware() says whether the MPI library takes GPU (device) pointers
- * (room 05), and why it thinks so.
+ * (room 05), and why it thinks so; in CUDA code CHECK(call) ends every rank when a
+ * CUDA call fails.
  *
  * Everything is static so the header needs no separate library.
  */
@@ -61,6 +62,23 @@
 #include <mpi-ext.h> /* Open MPI's MPIX_Query_cuda_support */
 #endif
 #endif
+#endif
+
+/* CUDA with MPI (rooms 05 and 06): CHECK(call) ends every rank (MPI_Abort) with the
+ * file, the line and the call when a CUDA call does not return cudaSuccess; one rank
+ * exiting alone would leave the others waiting in their next collective.  (Room 04's
+ * programs, without MPI, write their own CHECK: its lesson teaches it.) */
+#if defined(PR_MPI) && (defined(__CUDACC__) || defined(CUDA_SIM))
+#include <cuda_runtime.h>
+#define CHECK(call)                                                                  \
+    do {                                                                             \
+        cudaError_t e_ = (call);                                                     \
+        if (e_ != cudaSuccess) {                                                     \
+            fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,     \
+                    cudaGetErrorString(e_));                                         \
+            MPI_Abort(MPI_COMM_WORLD, 1);                                            \
+        }                                                                            \
+    } while (0)
 #endif
 
 #if defined(__GNUC__)
