@@ -44,7 +44,7 @@ GRADE_FILTER := $(if $(ROOM),--room $(ROOM)) $(if $(TASK),--task $(TASK))
 # V=1: the grader prints every command it runs; GRADESCOPE=path: also Gradescope's results.json.
 GRADE_OPTS := $(if $(filter 1,$(V)),--verbose) $(if $(GRADESCOPE),--gradescope '$(GRADESCOPE)')
 
-.PHONY: all list grade test unit-test check-dictation check-generated check-solutions check-tasks check-hostile check-sim check-gpu test-cluster test-openmpi check-class check-class-html check-deps check-bench check-shell sanitize sanitize-gpu gpu-session \
+.PHONY: all list grade test unit-test check-dictation check-generated check-solutions check-tasks check-hostile check-sim check-gpu test-cluster test-openmpi check-class check-class-html check-deps check-bench check-shell check-grade-cli sanitize sanitize-gpu gpu-session \
         check-learner-loop stress fuzz check-data-safety \
         pristine generate doctor deps hint reset grade-class progress watch diff bench clean help
 
@@ -79,7 +79,7 @@ grade: $(GRADE)
 test:
 	$(Q)$(DEPS) ensure test
 	$(Q)$(MAKE) --no-print-directory unit-test check-sim check-generated check-solutions check-tasks check-hostile \
-	    check-dictation check-class check-learner-loop check-data-safety check-deps check-bench check-gpu check-shell
+	    check-dictation check-class check-learner-loop check-data-safety check-deps check-bench check-gpu check-shell check-grade-cli
 	@echo "make test: all checks passed"
 
 unit-test: $(UNIT)
@@ -141,6 +141,10 @@ check-data-safety: $(GRADE)
 ## check-bench: make bench says NOT MEASURED / FAILED (exit 1) for figures a (fake) GPU did not give
 check-bench:
 	$(Q)bash grading/tests/check-bench.sh
+
+## check-grade-cli: what grade --describe, --print-build and --launch tell scripts is what the grader does
+check-grade-cli: $(GRADE)
+	$(Q)bash grading/tests/check-grade-cli.sh
 
 ## check-shell: shellcheck over every shell script (found by git ls-files and their #! line)
 check-shell:

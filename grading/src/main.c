@@ -46,6 +46,10 @@ static void usage(FILE *f)
           "                       (task source solution kind mpi cuda sim libs line config; sim: the\n"
           "                       CUDA CPU simulator can build it; libs is - when none; line is the\n"
           "                       tasks.ini runs line the config comes from)\n"
+          "  --print-build task|solution  the commands that build the selected tasks (the learner's\n"
+          "                       file, from --tasks-from, or the reference solution), as the grader\n"
+          "                       builds them here, and exit: one line a task, tab-separated: task,\n"
+          "                       executable (under --build-dir), then the command's words\n"
           "  --hint TASK          print the next level of a task's hint ladder (remembered in\n"
           "                       build/progress.json), and exit; with --level N that level,\n"
           "                       with --all every level, with --no-record nothing is remembered\n"
@@ -93,6 +97,28 @@ static void describe_tasks(FILE *f, const task_meta *const *tasks, int ntasks)
                     t->room, t->source, t->kind, task_uses_launcher(t) ? "yes" : "no",
                     task_uses_cuda(t) ? "yes" : "no", simulable ? "yes" : "no", t->libs && *t->libs ? t->libs : "-",
                     t->configs[c].line, t->configs[c].label);
+    }
+}
+
+/* --print-build task|solution: each selected task's build command as the grader runs it on
+ * this machine (toolchain, simulator or nvcc, CC, GRADE_CFLAGS, --werror), for scripts that
+ * build the workbook's programs their own way (the sanitizers add their flags to it). */
+static void print_builds(FILE *f, const toolchain *tc, const char *root, const char *tasks_root,
+                         const char *build_dir, int solution, const task_meta *const *tasks, int ntasks)
+{
+    for (int i = 0; i < ntasks; i++) {
+        const task_meta *t = tasks[i];
+        char *src = solution ? xasprintf("%s/solutions/%s/%s", root, t->room, t->source)
+                             : xasprintf("%s/%s/%s", tasks_root, t->room, t->source);
+        char *exe = xasprintf("%s/bin/%s/%s", build_dir, solution ? "ref" : "task", t->id);
+        strlist argv = { 0 };
+        build_command(tc, t, src, exe, &argv);
+        fprintf(f, "%s\t%s", t->id, exe);
+        for (int w = 0; w < argv.count; w++)
+            fprintf(f, "\t%s", argv.items[w]);
+        fputc('\n', f);
+        sl_free(&argv);
+        free(src), free(exe);
     }
 }
 
@@ -206,7 +232,7 @@ typedef struct {
     const char *json_path, *junit_path;
     const char *root_arg, *hint_task, *build_arg, *ref_dir_arg;
     const char *gradescope_path;
-    const char *hint_level, *launch_ranks_text;
+    const char *hint_level, *launch_ranks_text, *print_build;
     char **launch_cmd; /* what follows --, or NULL */
     int werror, list_only, describe, show_launcher, quiet, verbose, show_progress, hint_all, hint_record;
 } options;
@@ -240,6 +266,7 @@ static int parse_options(int argc, char **argv, options *opt)
         VALUE_OPTION("--ref-dir", opt->ref_dir_arg)
         VALUE_OPTION("--gradescope", opt->gradescope_path)
         VALUE_OPTION("--launch", opt->launch_ranks_text)
+        VALUE_OPTION("--print-build", opt->print_build)
         if (strcmp(a, "--") == 0) {
             opt->launch_cmd = argv + i + 1; /* the rest is --launch's program and its arguments */
             break;
@@ -271,6 +298,8 @@ static int parse_options(int argc, char **argv, options *opt)
     }
     if (opt->expect && strcmp(opt->expect, "pass") != 0 && strcmp(opt->expect, "fail") != 0)
         return usage_error("--expect must be pass or fail, not '%s'", opt->expect);
+    if (opt->print_build && strcmp(opt->print_build, "task") != 0 && strcmp(opt->print_build, "solution") != 0)
+        return usage_error("--print-build must be task or solution, not '%s'", opt->print_build);
     return GO_ON;
 }
 
@@ -407,8 +436,27 @@ static int hint_mode(const options *opt, const char *root, const task_meta *task
     return rc;
 }
 
-/* The modes on the selected tasks that grade nothing: --describe and --hint.  Frees selected
- * and wb when one ran.  Returns GO_ON when neither was asked for, or the mode's exit status. */
+/* --print-build: the selected tasks' build commands (print_builds).  Returns 0, or 2 when
+ * --tasks-from names no folder. */
+static int print_build_mode(const options *opt, const char *root, const task_meta **selected, int nselected)
+{
+    char tasks_root[4096];
+    if (!realpath(opt->tasks_from ? opt->tasks_from : root, tasks_root))
+        return usage_error("--tasks-from %s: no such folder", opt->tasks_from);
+    char *build = opt->build_arg ? xstrdup(opt->build_arg) : xasprintf("%s/build", root);
+    toolchain tc;
+    toolchain_detect(&tc, root);
+    tc.werror = opt->werror;
+    print_builds(stdout, &tc, root, tasks_root, build, strcmp(opt->print_build, "solution") == 0, selected,
+                 nselected);
+    toolchain_free(&tc);
+    free(build);
+    return 0;
+}
+
+/* The modes on the selected tasks that grade nothing: --describe, --print-build and --hint.
+ * Frees selected and wb when one ran.  Returns GO_ON when none was asked for, or the mode's
+ * exit status. */
 static int selection_modes(const options *opt, const char *root, workbook *wb, const task_meta **selected,
                            int nselected)
 {
@@ -416,6 +464,8 @@ static int selection_modes(const options *opt, const char *root, workbook *wb, c
     if (opt->describe) {
         describe_tasks(stdout, selected, nselected);
         rc = 0;
+    } else if (opt->print_build) {
+        rc = print_build_mode(opt, root, selected, nselected);
     } else if (opt->hint_task) {
         rc = hint_mode(opt, root, selected[0]);
     }
