@@ -27,7 +27,7 @@
  */
 #define PR_MPI
 #include "pr.h"
-#include "mpi_tools.h" /* best_of_all: the room's shared helpers */
+#include "mpi_tools.h" /* best_of_all, quiet_barrier: the room's shared helpers */
 
 /* x[0..count-1] is this rank's block; n is the number of values on all ranks
  * together.  Every rank gets the mean and the (population) standard deviation
@@ -96,22 +96,6 @@ static double one_pass_std(const double *x, long n)
     double mean = sum / (double)n;
     double var = sum_sq / (double)n - mean * mean; /* may even come out negative */
     return var >= 0 ? sqrt(var) : -sqrt(-var);
-}
-
-/* A barrier that waits without spinning (MPICH busy-polls in blocking calls):
- * while rank 0 times the serial version, the others sleep here. */
-static void quiet_barrier(void)
-{
-    MPI_Request req;
-    int done = 0;
-    MPI_Ibarrier(MPI_COMM_WORLD, &req);
-    for (;;) {
-        MPI_Test(&req, &done, MPI_STATUS_IGNORE);
-        if (done)
-            break;
-        struct timespec ts = { 0, 200000 }; /* 0.2 ms */
-        nanosleep(&ts, NULL);
-    }
 }
 
 typedef struct {

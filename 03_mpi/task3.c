@@ -34,7 +34,7 @@
  */
 #define PR_MPI
 #include "pr.h"
-#include "mpi_tools.h" /* best_of_all, xcalloc: the room's shared helpers */
+#include "mpi_tools.h" /* best_of_all, xcalloc, quiet_barrier: the room's shared helpers */
 
 /* counts[r]: how many values rank r gets; displs[r]: where its block starts
  * in the whole array.  The same split as in task 1. */
@@ -110,22 +110,6 @@ static void rescale_serial(const double *x, double *y, long n)
     double range = hi - lo;
     for (long i = 0; i < n; i++)
         y[i] = range > 0 ? (x[i] - lo) / range : 0.0;
-}
-
-/* A barrier that waits without spinning (MPICH busy-polls in blocking calls):
- * while rank 0 times the serial version, the others sleep here. */
-static void quiet_barrier(void)
-{
-    MPI_Request req;
-    int done = 0;
-    MPI_Ibarrier(MPI_COMM_WORLD, &req);
-    for (;;) {
-        MPI_Test(&req, &done, MPI_STATUS_IGNORE);
-        if (done)
-            break;
-        struct timespec ts = { 0, 200000 }; /* 0.2 ms */
-        nanosleep(&ts, NULL);
-    }
 }
 
 typedef struct {

@@ -36,6 +36,7 @@
  */
 #define PR_MPI
 #include "pr.h"
+#include "mpi_tools.h" /* xcalloc, quiet_barrier: the room's shared helpers */
 
 #define TAG_RING 1
 #define TAG_PING 2
@@ -88,33 +89,6 @@ static void ping_pong(int rank, const char *out, char *back, int bytes, int trip
 }
 
 /* ---- no need to change below ---- */
-
-/* A barrier that waits without spinning: MPI_Ibarrier, then test and sleep.
- * (MPICH busy-polls inside blocking calls.)  The ranks that take no part in
- * the ping-pong wait here, so that ranks 0 and 1 have the cores to themselves. */
-static void quiet_barrier(void)
-{
-    MPI_Request req;
-    int done = 0;
-    MPI_Ibarrier(MPI_COMM_WORLD, &req);
-    for (;;) {
-        MPI_Test(&req, &done, MPI_STATUS_IGNORE);
-        if (done)
-            break;
-        struct timespec ts = { 0, 200000 }; /* 0.2 ms */
-        nanosleep(&ts, NULL);
-    }
-}
-
-static void *xcalloc(size_t count, size_t each)
-{
-    void *p = calloc(count ? count : 1, each);
-    if (!p) {
-        fprintf(stderr, "out of memory\n");
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-    return p;
-}
 
 /* Rank r's vector: `len` numbers from 1 to 10^9, from the seed and r alone,
  * so that every rank can work out every other rank's vector to check its sum. */

@@ -35,6 +35,7 @@
  */
 #define PR_MPI
 #include "pr.h"
+#include "mpi_tools.h" /* xcalloc: the room's shared helpers */
 
 #define TAG_TREE 1
 #define TAG_REDUCE_SCATTER 2
@@ -125,16 +126,6 @@ static void ring_allreduce(const int64_t *mine, int64_t *buf, int64_t *tmp, long
 }
 
 /* ---- no need to change below ---- */
-
-static void *xcalloc(size_t count, size_t each)
-{
-    void *p = calloc(count ? count : 1, each);
-    if (!p) {
-        fprintf(stderr, "out of memory\n");
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-    return p;
-}
 
 enum op { TREE, MPI_REDUCE, RING, MPI_ALLREDUCE, OPS };
 static const char *op_name[OPS] = { "tree reduce", "MPI_Reduce", "ring allreduce",

@@ -23,7 +23,7 @@
  */
 #define PR_MPI
 #include "pr.h"
-#include "mpi_tools.h" /* best_of_all: the room's shared helpers */
+#include "mpi_tools.h" /* best_of_all, quiet_barrier: the room's shared helpers */
 
 /* Sets [*lo, *hi) to rank `rank`'s block of the indices [0, n) split over
  * `size` ranks: contiguous, in rank order, sizes differing by at most one. */
@@ -83,24 +83,6 @@ static double sum_serial(long n)
     for (long i = 0; i < n; i++)
         sum += 0.001 * (double)i;
     return sum;
-}
-
-/* A barrier that waits without spinning: MPI_Ibarrier, then test and sleep.
- * While rank 0 times something on its own, the other ranks sleep here instead
- * of burning a core in a blocking MPI call (MPICH busy-polls), so rank 0 gets a
- * core of its own even when there are more ranks than cores. */
-static void quiet_barrier(void)
-{
-    MPI_Request req;
-    int done = 0;
-    MPI_Ibarrier(MPI_COMM_WORLD, &req);
-    for (;;) {
-        MPI_Test(&req, &done, MPI_STATUS_IGNORE);
-        if (done)
-            break;
-        struct timespec ts = { 0, 200000 }; /* 0.2 ms */
-        nanosleep(&ts, NULL);
-    }
 }
 
 typedef struct {

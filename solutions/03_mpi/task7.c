@@ -29,7 +29,7 @@
  */
 #define PR_MPI
 #include "pr.h"
-#include "mpi_tools.h" /* xcalloc: the room's shared helpers */
+#include "mpi_tools.h" /* xcalloc, quiet_barrier: the room's shared helpers */
 
 #define TAG_FORWARD 1  /* a cell travelling to the next rank round the ring */
 #define TAG_BACKWARD 2 /* ... and to the previous one */
@@ -104,22 +104,6 @@ static void run_serial(uint8_t *c, uint8_t *w, long n, int steps)
         for (long i = 0; i < n; i++)
             w[i] = rule30(c[(i - 1 + n) % n], c[i], c[(i + 1) % n]);
         memcpy(c, w, (size_t)n);
-    }
-}
-
-/* A barrier that waits without spinning (MPICH busy-polls in blocking calls):
- * while rank 0 runs the serial version, the others sleep here. */
-static void quiet_barrier(void)
-{
-    MPI_Request req;
-    int done = 0;
-    MPI_Ibarrier(MPI_COMM_WORLD, &req);
-    for (;;) {
-        MPI_Test(&req, &done, MPI_STATUS_IGNORE);
-        if (done)
-            break;
-        struct timespec ts = { 0, 200000 }; /* 0.2 ms */
-        nanosleep(&ts, NULL);
     }
 }
 
