@@ -96,7 +96,7 @@ session() {  # session PART: gpu-session.sh with the fake GPU, its OUT in $tmp/s
 session sanitize; rc=$?
 x=$tmp/session-sanitize/x/sanitize
 if [ $rc -eq 0 ]; then t_pass; else t_fail "gpu-session --part sanitize with a fake GPU: exit $rc: $(tail -n 5 "$tmp/log")"; fi
-if grep -qE 'sanitize-gpu: all clean \([0-9]+ runs\)' "$x/sanitize-gpu.txt" 2>/dev/null; then
+if grep -qE '^sanitize-gpu: ok: [0-9]+ passed: all clean \([0-9]+ runs\)' "$x/sanitize-gpu.txt" 2>/dev/null; then
     t_pass
 else
     t_fail "gpu-session sanitize: no 'all clean' in the archive's sanitize-gpu.txt"
@@ -112,7 +112,7 @@ if [ $rc -eq 1 ]; then t_pass; else t_fail "gpu-session --part bench with a fake
 for f in bench04.txt bench06.txt bench04/bench.csv bench06/bench.csv; do
     if [ -s "$x/$f" ]; then t_pass; else t_fail "gpu-session bench: $f is missing or empty in the archive"; fi
 done
-if grep -q 'gpu-session: .* 2 FAILED' "$tmp/session-bench/log-bench.txt"; then
+if grep -qE '^gpu-session: FAILED: 2 of [0-9]+$' "$tmp/session-bench/log-bench.txt"; then
     t_pass
 else
     t_fail "gpu-session bench: the log's last line: $(tail -n 1 "$tmp/session-bench/log-bench.txt")"

@@ -16,6 +16,7 @@ set -u
 cd "$(dirname "$0")/../.." || exit 2
 seconds=${1:-30}
 [[ "$seconds" =~ ^[1-9][0-9]*$ ]] || { echo "usage: fuzz.sh [SECONDS] (a whole number, default 30)" >&2; exit 2; }
+. grading/tests/lib-test.sh
 
 clang=${CLANG:-}
 if [ -z "$clang" ]; then
@@ -23,7 +24,7 @@ if [ -z "$clang" ]; then
         command -v "$c" >/dev/null 2>&1 && { clang=$c; break; }
     done
 fi
-[ -n "$clang" ] || { echo "fuzz: SKIP: no clang (apt-get install clang)"; exit 0; }
+[ -n "$clang" ] || { t_skip "no clang (apt-get install clang)"; t_summary; exit; }
 
 out=build/fuzz
 mkdir -p "$out/artifacts"
@@ -38,23 +39,23 @@ build() { # name, grader sources...
     local name=$1; shift
     if ! "$clang" "${flags[@]}" -o "$out/$name" "$src/$name.c" "$@" -linih -lm 2> "$out/$name.build.log"; then
         if grep -q -e 'libclang_rt.fuzzer' -e 'cannot find.*fuzzer' "$out/$name.build.log"; then
-            echo "fuzz: SKIP: $clang has no libFuzzer runtime (Debian/Ubuntu: apt-get install libclang-rt-dev or clang)"
-            exit 0
+            t_skip "$clang has no libFuzzer runtime (Debian/Ubuntu: apt-get install libclang-rt-dev or clang)"
+            t_summary; exit
         fi
-        echo "fuzz: FAIL: $name does not build:"; head -n 20 "$out/$name.build.log"; exit 1
+        t_fail "$name does not build:"; head -n 20 "$out/$name.build.log"
+        t_summary; exit 1
     fi
 }
 build fuzz_results grading/src/util.c grading/src/results.c
 build fuzz_meta grading/src/util.c grading/src/kinds.c grading/src/meta.c
 
 # fuzz_meta writes every input to a file: in memory when /dev/shm is there (10x
-# faster), in a folder of its own that goes even when a harness dies.
+# faster), in a folder of its own that goes even when a harness dies (t_tmpdir: removed
+# on exit; it stops with status 2 when it cannot make one).
 shm=${TMPDIR:-/tmp}
 [ -d /dev/shm ] && [ -w /dev/shm ] && shm=/dev/shm
-fuzz_tmp=$(mktemp -d "$shm/pr-fuzz.XXXXXX") || { echo "fuzz: cannot make a temporary folder in $shm" >&2; exit 2; }
-trap 'rm -rf "$fuzz_tmp"' EXIT
+TMPDIR=$shm t_tmpdir pr-fuzz; fuzz_tmp=$T_TMP
 
-failed=0
 # The entries of a folder (ls | wc -l without ls: dot files aside).
 count() { local f n=0; for f in "$1"/*; do if [ -e "$f" ] || [ -L "$f" ]; then n=$((n + 1)); fi; done; echo "$n"; }
 run() { # name, corpus suffix
@@ -70,17 +71,16 @@ run() { # name, corpus suffix
     after=$(count "$out/artifacts")
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n1)
     if [ $rc -eq 0 ] && [ "$after" -eq "$before" ]; then
-        printf 'fuzz: %-13s OK    %s inputs in %s s, corpus %s files\n' "$name" "${runs:-?}" "$seconds" \
-            "$(count "$work")"
+        t_pass "$(printf '%-13s %s inputs in %s s, corpus %s files' "$name" "${runs:-?}" "$seconds" \
+            "$(count "$work")")"
         return
     fi
-    failed=1
     art=$(grep -o "Test unit written to [^ ]*" "$log" | tail -n1 | sed 's/^Test unit written to //')
     # shellcheck disable=SC2012  # the newest by time; libFuzzer's artifact names are plain
     [ -n "$art" ] || art=$(ls -t "$out"/artifacts/"$what"-* 2>/dev/null | head -n1)
-    printf 'fuzz: %-13s FAIL  %s (exit %d)\n' "$name" \
+    t_fail "$(printf '%-13s %s (exit %d)' "$name" \
         "$(grep -m1 -E 'ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error:|property violated' "$log" |
-           sed 's/^==[0-9]*==//' | cut -c1-150)" "$rc"
+           sed 's/^==[0-9]*==//' | cut -c1-150)" "$rc")"
     where=$(grep -m1 -o -E 'in [A-Za-z_0-9]+ [^ ]*grading/src/[a-z_]+\.c:[0-9]+' "$log" | sed "s|$PWD/||")
     [ -n "$where" ] && echo "      first frame in the grader: $where"
     echo "      reproducer: ${art:-none written}; log: $log; re-run: $out/$name ${art:-<file>}"
@@ -88,8 +88,4 @@ run() { # name, corpus suffix
 run fuzz_results results
 run fuzz_meta meta
 
-if [ $failed -ne 0 ]; then
-    echo "fuzz: FAILED (see above; reproducers under $out/artifacts/)"
-    exit 1
-fi
-echo "fuzz: passed: fuzz_results and fuzz_meta, $seconds s each, no crash, hang or leak"
+t_summary fuzz "fuzz_results and fuzz_meta, $seconds s each, no crash, hang or leak"

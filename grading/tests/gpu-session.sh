@@ -19,7 +19,7 @@
 # remote GPU node; else build/gpu-session); each step's whole output, its reports, sanitizer logs and bench
 # tables go to build/gpu-session/PART/, packed after every step into
 # $OUT/gpu-session-PART.tgz: two files, easy to copy back from a remote node.  Each step says ok or FAILED; the last line counts
-# them.  Exit 0 when every step was ok, 1 otherwise, 2 on misuse, 3 when there is no
+# them (grading/tests/lib-test.sh's summary line).  Exit 0 when every step was ok, 1 otherwise, 2 on misuse, 3 when there is no
 # GPU (nothing checked).
 set -u
 cd "$(dirname "$0")/../.." || exit 2
@@ -35,9 +35,10 @@ while [ $# -gt 0 ]; do
     esac
     shift
 done
+. grading/tests/lib-test.sh
 out=${OUT:-build/gpu-session}
 keep=build/gpu-session/$part
-rm -rf "$keep" && mkdir -p "$out" "$keep" || exit 2
+{ rm -rf "$keep" && mkdir -p "$out" "$keep"; } || t_abort "cannot make $keep and $out" 2
 # pack: everything under $keep so far into $out/gpu-session-PART.tgz (again after each
 # step: a call cut short at its time limit still brings back what was done)
 pack() { tar czf "$out/gpu-session-$part.tgz.new" -C build/gpu-session "$part" &&
@@ -45,11 +46,10 @@ pack() { tar czf "$out/gpu-session-$part.tgz.new" -C build/gpu-session "$part" &
 exec > >(tee "$out/log-$part.txt") 2>&1
 tee_pid=$!
 export NO_COLOR=1 LC_ALL=C CUDA_ARCH=${CUDA_ARCH:-native}
-ok=0 failed=0 started=$SECONDS
+started=$SECONDS
 step() { echo; echo "== $* ($((SECONDS - started)) s)"; }
 verdict() { # verdict RC WHAT
-    if [ "$1" -eq 0 ]; then ok=$((ok + 1)); echo "gpu-session: ok: $2"
-    else failed=$((failed + 1)); echo "gpu-session: FAILED: $2 (exit $1)"; fi
+    if [ "$1" -eq 0 ]; then t_pass "$2"; else t_fail "$2 (exit $1)"; fi
     pack
 }
 # run NAME LINES WHAT -- COMMAND...: COMMAND's whole output kept in $keep/NAME.txt as it
@@ -66,7 +66,8 @@ run() {
 step "inventory"
 date -u
 if ! nvidia-smi --query-gpu=name,driver_version,memory.total,compute_cap,compute_mode --format=csv; then
-    echo "gpu-session: no NVIDIA GPU here (nvidia-smi fails): nothing checked"
+    t_skip "no NVIDIA GPU here (nvidia-smi fails): nothing checked"
+    t_summary
     exit 3
 fi
 for p in gcc make nvcc mpicc mpicxx mpiexec compute-sanitizer; do printf '  %-18s %s\n' "$p" "$(command -v "$p" || echo MISSING)"; done
@@ -80,8 +81,8 @@ if [ -n "$debs" ]; then
     root=$PWD/build/debs-root
     mkdir -p "$root"
     set -- "$debs"/*.deb
-    [ -e "$1" ] || { echo "gpu-session: FAILED: no .deb files in $debs (copy them there first: they are not in git)"; exit 1; }
-    for f in "$@"; do dpkg -x "$f" "$root" || { echo "gpu-session: FAILED: dpkg -x $f"; exit 1; }; done
+    [ -e "$1" ] || t_abort "no .deb files in $debs (copy them there first: they are not in git)"
+    for f in "$@"; do dpkg -x "$f" "$root" || t_abort "dpkg -x $f"; done
     export CPATH=$root/usr/include${CPATH:+:$CPATH}
     export LIBRARY_PATH=$root/usr/lib/x86_64-linux-gnu${LIBRARY_PATH:+:$LIBRARY_PATH}
     export LD_LIBRARY_PATH=$root/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
@@ -92,7 +93,7 @@ step "build and unit tests"
 make -s all > "$keep/build.txt" 2>&1; rc=$?
 tail -5 "$keep/build.txt"
 verdict $rc "make all"
-[ $rc -eq 0 ] || { echo "gpu-session: $ok ok, $failed FAILED (nothing more can run)"; exit 1; }
+[ $rc -eq 0 ] || { t_say "nothing more can run"; t_summary; exit 1; }
 # DEPS=true: the machine cannot install anything (no network); what is missing shows as a failure.
 run unit-tests 4 "unit tests" -- make -s unit-test DEPS=true
 
@@ -151,8 +152,9 @@ fi
 
 echo
 pack
-echo "gpu-session: $ok ok, $failed FAILED, $((SECONDS - started)) s; log in $out/log-$part.txt, each step's whole output in $out/gpu-session-$part.tgz"
-rc=$((failed > 0))
+t_say "$((SECONDS - started)) s; log in $out/log-$part.txt, each step's whole output in $out/gpu-session-$part.tgz"
+t_summary gpu-session "part $part: every step ok"
+rc=$?
 exec >&- 2>&-
 wait "$tee_pid" 2>/dev/null  # let tee write the last lines before the call ends
 exit $rc

@@ -14,33 +14,30 @@
 # Environment: NVCC (default nvcc, else /usr/local/cuda/bin/nvcc), CUDA_ARCH (default
 # native), MPICC (mpicc), MPICXX and MPIEXEC (the ones beside MPICC), COMPUTE_SANITIZER, SANITIZE_GPU_TOOLS
 # (default "memcheck racecheck synccheck"), SANITIZE_GPU_TIMEOUT (seconds per run, 300).
-# Lines: "sanitize-gpu: <tool> <task> [config]: clean" / "FAILED ..."; the end:
-# "sanitize-gpu: all clean (N runs)" and exit 0, or exit 1.  Works in build/sanitize-gpu/.
+# Lines: "sanitize-gpu: ok: <tool> <task> [config]: clean" / "sanitize-gpu: FAILED: ...";
+# the end, grading/tests/lib-test.sh's summary line: "sanitize-gpu: ok: N passed: all
+# clean (N runs) ..." and exit 0, or "sanitize-gpu: FAILED: K of N" and exit 1.
+# Works in build/sanitize-gpu/.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
+. grading/tests/lib-test.sh
 start=$(date +%s)
 export NO_COLOR=1 LC_ALL=C
 
 if ! nvidia-smi -L >/dev/null 2>&1; then
-    echo "sanitize-gpu: SKIP: no NVIDIA GPU here (nvidia-smi fails): nothing checked"
-    exit 0
+    t_skip "no NVIDIA GPU here (nvidia-smi fails): nothing checked"
+    t_summary; exit
 fi
 NVCC=${NVCC:-nvcc}
 command -v "$NVCC" >/dev/null 2>&1 || NVCC=/usr/local/cuda/bin/nvcc
-if ! command -v "$NVCC" >/dev/null 2>&1; then
-    echo "sanitize-gpu: FAILED: a GPU but no nvcc (install the CUDA toolkit, or set NVCC)"
-    exit 1
-fi
+command -v "$NVCC" >/dev/null 2>&1 || t_abort "a GPU but no nvcc (install the CUDA toolkit, or set NVCC)"
 nvcc_path=$(command -v "$NVCC")
 cuda_root=$(cd "$(dirname "$nvcc_path")/.." && pwd)
 CS=${COMPUTE_SANITIZER:-}
 [ -n "$CS" ] || CS=$(command -v compute-sanitizer 2>/dev/null || true)
 [ -n "$CS" ] || { [ -x "$cuda_root/bin/compute-sanitizer" ] && CS=$cuda_root/bin/compute-sanitizer; }
 [ -n "$CS" ] || { [ -x "$cuda_root/compute-sanitizer/compute-sanitizer" ] && CS=$cuda_root/compute-sanitizer/compute-sanitizer; }
-if [ -z "$CS" ]; then
-    echo "sanitize-gpu: FAILED: nvcc at $nvcc_path but no compute-sanitizer (part of the CUDA toolkit; or set COMPUTE_SANITIZER)"
-    exit 1
-fi
+[ -n "$CS" ] || t_abort "nvcc at $nvcc_path but no compute-sanitizer (part of the CUDA toolkit; or set COMPUTE_SANITIZER)"
 . grading/tools/lib.sh
 mpi_defaults  # the mpicxx and mpiexec that belong to MPICC, as the grader's
 # Open MPI refuses to start as root without these (GPU nodes and containers often run everything
@@ -50,9 +47,9 @@ ARCH=${CUDA_ARCH:-native}
 TOOLS=${SANITIZE_GPU_TOOLS:-memcheck racecheck synccheck}
 LIMIT=${SANITIZE_GPU_TIMEOUT:-300}
 W=build/sanitize-gpu
-rm -rf "$W" && mkdir -p "$W/bin" "$W/log" || exit 2
+{ rm -rf "$W" && mkdir -p "$W/bin" "$W/log"; } || t_abort "cannot make $W" 2
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n1)
-echo "sanitize-gpu: $gpu, $("$NVCC" --version | grep -o 'release [0-9.]*'), $CS"
+t_say "$gpu, $("$NVCC" --version | grep -o 'release [0-9.]*'), $CS"
 
 # Is -lNAME installed (the loader's cache, or the toolkit's own library folders)?
 lib_found() {
@@ -78,10 +75,9 @@ gpu_tasks() {
     END { for (i = 1; i <= n; i++) { t = order[i]; print t, sol[t], mpi[t], libs[t], last[t] } }'
 }
 
-runs=0 failed=0
+runs=0  # builds that failed and sanitizer runs (for the last line; lib-test.sh counts the verdicts)
 fail() {  # label log why
-    failed=$((failed + 1))
-    echo "sanitize-gpu: $1: FAILED ($3; log: $2)"
+    t_fail "$1 ($3; log: $2)"
     local first
     first=$(grep -m1 -n -E '^========= +(Invalid|Race|Barrier|Program hit|Error|Leaked|Uninitialized|Malformed|Unspecified)|ERROR SUMMARY: [1-9]' "$2" | cut -d: -f1)
     if [ -n "$first" ]; then sed -n "${first},$((first + 9))p" "$2"; else tail -n 8 "$2"; fi | sed -e 's/^/    /'
@@ -129,19 +125,15 @@ while IFS=$'\t' read -r id sol uses_mpi libs cfg; do
         elif grep -qE 'ERROR SUMMARY: [1-9]' "$log"; then
             fail "$label" "$log" "errors reported"
         else
-            echo "sanitize-gpu: $label: clean"
+            t_pass "$label: clean"
         fi
     done
 done < <(gpu_tasks)
 
 secs=$(( $(date +%s) - start ))
 if [ $runs -eq 0 ]; then
-    echo "sanitize-gpu: FAILED: no CUDA solution found: nothing checked"
-    exit 1
+    t_fail "no CUDA solution found: nothing checked"
+else
+    t_say "$runs runs in $secs s; logs in $W/log"
 fi
-if [ $failed -eq 0 ]; then
-    echo "sanitize-gpu: all clean ($runs runs) in $secs s"
-    exit 0
-fi
-echo "sanitize-gpu: $failed of $runs runs FAILED (logs in $W/log) in $secs s"
-exit 1
+t_summary sanitize-gpu "all clean ($runs runs) in $secs s"

@@ -15,21 +15,23 @@
 #               stacks: see CUDA_SIM_ASAN_FIBERS in grading/sim/cuda_sim.h).
 #
 # A run is clean when it exits 0 (the program's own verdict) and prints no sanitizer
-# report.  One line per run: "sanitize: <tool> <task> [config]: clean" or "FAILED"
-# with the report's first lines; at the end "sanitize: all clean (N runs)" and exit 0,
-# or exit 1.  Needs gcc, MPICH (mpicc, mpiexec), clang + libomp-dev (Archer) and
+# report.  One line per run as it ends: "sanitize: <tool> <task> [config]: clean" or
+# "FAILED" with the report's first lines; then each build or run that failed, named
+# again ("sanitize: FAILED: ..."), and grading/tests/lib-test.sh's summary line
+# ("sanitize: ok: N passed: all clean ..." and exit 0, or "sanitize: FAILED: K of N"
+# and exit 1).  Needs gcc, MPICH (mpicc, mpiexec), clang + libomp-dev (Archer) and
 # valgrind: installed with apt-get when missing and running as root, otherwise named.
 # Environment: SANITIZE_JOBS (parallel runs; default: the number of cores).
 # Works in build/sanitize/ (removed and made afresh every time).
 set -u
 cd "$(dirname "$0")/../.." || exit 2
+. grading/tests/lib-test.sh
 start_ns=$(date +%s%N)
 export NO_COLOR=1 LC_ALL=C
 W=build/sanitize
 jobs_max=${SANITIZE_JOBS:-$(nproc 2>/dev/null || echo 2)}
 [ "$jobs_max" -ge 1 ] 2>/dev/null || jobs_max=2
 
-say() { echo "sanitize: $*"; }
 elapsed() { echo $(( ($(date +%s%N) - start_ns) / 1000000000 )); }
 
 # ---------------------------------------------------------------- tools ----
@@ -51,15 +53,14 @@ missing_packages() {
 need=$(missing_packages)
 if [ -n "$need" ]; then
     if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
-        say "installing: $need"
+        t_say "installing: $need"
         # shellcheck disable=SC2086
         DEBIAN_FRONTEND=noninteractive apt-get install -y -q $need >/dev/null ||
             { apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $need >/dev/null; }
         need=$(missing_packages)
     fi
     if [ -n "$need" ]; then
-        say "missing tools. Install them with:  sudo apt-get install $need"
-        exit 1
+        t_abort "missing tools. Install them with:  sudo apt-get install $need"
     fi
 fi
 ARCHER=$(archer_lib)
@@ -68,7 +69,7 @@ llvm_dir=${ARCHER%/lib/libarcher.so}
 CLANG=clang
 [ -x "$llvm_dir/bin/clang" ] && CLANG=$llvm_dir/bin/clang
 
-rm -rf "$W" && mkdir -p "$W/bin" "$W/log" "$W/jobs" "$W/res" || exit 2
+{ rm -rf "$W" && mkdir -p "$W/bin" "$W/log" "$W/jobs" "$W/res"; } || t_abort "cannot make $W" 2
 W_ABS=$(cd "$W" && pwd)
 
 # ------------------------------------------------------- sanitizer options ----
@@ -132,8 +133,9 @@ task_configs() {
 
 # ------------------------------------------------------------------ jobs ----
 # A job is a small bash script in $W/jobs; it runs one build or one sanitizer run,
-# keeps the output in $W/log, writes its verdict to $W/res and prints its line.
-njobs=0
+# keeps the output in $W/log, writes its verdict to $W/res and prints its line.  The
+# jobs run in processes of their own: tally_jobs counts their verdicts here.
+njobs=0 job_labels=()
 cfg_get() { local w; for w in $2; do [ "${w%%=*}" = "$1" ] && { echo "${w#*=}"; return; }; done; }
 cfg_args() { local w out=""; for w in $1; do [ "${w%%=*}" = ranks ] || out+=" $w"; done; echo "${out# }"; }
 q() { printf '%q ' "$@"; }
@@ -144,6 +146,7 @@ add_job() {
     local label=$1 envs=$2; shift 2
     njobs=$((njobs + 1))
     local id; id=$(printf '%03d' "$njobs")
+    job_labels[njobs]=$label
     {
         echo "cd $(q "$PWD")"
         echo "log=$(q "$W/log/$id.log") res=$(q "$W/res/$id")"
@@ -193,6 +196,24 @@ run_jobs() {
     rm -f "$W"/jobs/*.sh
 }
 
+# tally_jobs: one check per job run since the last tally (t_pass when its verdict is
+# clean; t_fail, naming it again, when not or when it left none); then starts afresh.
+tally_jobs() {
+    local n id res
+    for ((n = 1; n <= njobs; n++)); do
+        id=$(printf '%03d' "$n") res=$W/res/$(printf '%03d' "$n")
+        if [ "$(cat "$res" 2>/dev/null)" = clean ]; then
+            t_pass
+        elif [ -e "$res" ]; then
+            t_fail "${job_labels[n]} (log: $W/log/$id.log)"
+        else
+            t_fail "${job_labels[n]}: no verdict (log: $W/log/$id.log)"
+        fi
+    done
+    njobs=0 job_labels=()
+    rm -f "$W"/res/*
+}
+
 # ---------------------------------------------------------------- builds ----
 # shellcheck disable=SC2054
 ASAN_CFLAGS=(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all -g -O1)
@@ -207,7 +228,7 @@ kind_flags() {
 exe_name() { local t=$1; echo "$W/bin/$2/${t//\//_}"; }
 
 all_configs=$W/configs.tsv
-task_configs > "$all_configs" || { echo "sanitize: grading/bin/grade --describe failed"; exit 1; }
+task_configs > "$all_configs" || t_abort "grading/bin/grade --describe failed"
 
 mkdir -p "$W/bin/asan" "$W/bin/tsan" "$W/bin/plain" "$W/bin/sim"
 JOB_TIMEOUT=120
@@ -239,13 +260,11 @@ while IFS=$'\t' read -r id sol kind; do
 done < <(cut -f1-3 "$all_configs" | sort -u)
 # simcc builds the plain pre-pass on first use: do it once here, not in parallel builds.
 grading/simcc -o "$W/bin/warmup" -c solutions/04_cuda/task1.cu -Igrading >/dev/null 2>&1
-say "building $njobs programs with the sanitizers ..."
+t_say "building $njobs programs with the sanitizers ..."
 run_jobs > "$W/builds.txt"
-builds_failed=$(grep -c ': FAILED' "$W/builds.txt")
 grep -v ': clean$' "$W/builds.txt"
 builds=$njobs
-njobs=0
-rm -f "$W"/res/*
+tally_jobs
 
 # ------------------------------------------------------------------ runs ----
 JOB_TIMEOUT=60
@@ -334,24 +353,20 @@ while IFS=$'\t' read -r id sol kind cfg; do
     esac
 done < "$all_configs"
 
-say "$njobs sanitizer runs, $jobs_max at a time ..."
+t_say "$njobs sanitizer runs, $jobs_max at a time ..."
 run_jobs
 runs=$njobs
-clean=$(grep -l '^clean$' "$W"/res/* 2>/dev/null | wc -l)
-failed=$((runs - clean + builds_failed))
+tally_jobs
 
 # Nothing of ours may still be running (every run had its own process group and limit).
 left=$(pgrep -f "$W_ABS/bin/|$W/bin/" 2>/dev/null | tr '\n' ' ')
 if [ -n "$left" ]; then
-    say "FAILED: processes left running: $left (killed)"
+    t_fail "processes left running: $left (killed)"
     # shellcheck disable=SC2086
     kill -9 $left 2>/dev/null
-    failed=$((failed + 1))
+else
+    t_pass
 fi
 
-if [ "$failed" -eq 0 ]; then
-    say "all clean ($runs runs, $builds builds) in $(elapsed) s"
-    exit 0
-fi
-say "$failed of $((runs + builds)) builds and runs FAILED (logs in $W/log) in $(elapsed) s"
-exit 1
+t_say "$runs runs, $builds builds in $(elapsed) s; logs in $W/log"
+t_summary sanitize "all clean ($runs runs, $builds builds, nothing left running)"

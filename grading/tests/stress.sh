@@ -15,6 +15,9 @@
 #         50 passes, seeds 1..50 for every CUDA task.  --passes / --seeds override.
 # Reference executables are built once (--ref-dir build/stress/ref); a failing
 # grader call keeps its report and logs under build/stress/failed/LABEL/.
+# Each grader call is one check (grading/tests/lib-test.sh): ok when every run in it
+# passed (or was a SKIP the grader accepts); the seed phase is a SKIP when it has no
+# simulated task or no seed to run.
 # Exit: 0 when every run passed (or was a SKIP the grader accepts), 1 otherwise,
 # 2 on a usage error, 130 when interrupted.
 set -u
@@ -42,9 +45,10 @@ else
 fi
 [[ "$passes" =~ ^[0-9]+$ && "$seeds" =~ ^[0-9]+$ ]] || usage
 [ "$seeds" -ge "$first_seed" ] || seeds=$((first_seed - 1))
+. grading/tests/lib-test.sh
 
 grade=grading/bin/grade
-[ -x "$grade" ] || { echo "stress: $grade is missing: run make first" >&2; exit 2; }
+[ -x "$grade" ] || t_abort "$grade is missing: run make first" 2
 filter=()
 [ -n "$room" ] && filter+=(--room "$room")
 [ -n "$task" ] && filter+=(--task "$task")
@@ -55,7 +59,7 @@ mkdir -p "$out/ref" "$out/failed"
 fails=$out/failures.tsv     # label, task, config, status, message
 : > "$fails"
 printf 'call\twall_s\tcpu_s\truns\tfailed\n' > "$out/calls.tsv"
-runs=0 calls=0 bad_calls=0 started=$SECONDS
+runs=0 calls=0 started=$SECONDS
 
 # The simulated tasks (kind cuda or cuda_mpi) as NN_room/taskK, within the
 # selection (and, in short mode, rooms 04 and 05 only).
@@ -96,9 +100,9 @@ grade_once() {
     rc=$?
     child_cpu; cpu1=$REPLY
     calls=$((calls + 1))
-    [ $rc -eq 130 ] && { echo "stress: interrupted"; summary; exit 130; }
+    [ $rc -eq 130 ] && { report; t_abort "interrupted" 130; }
     # A usage error (a bad --room or --task): the grader's own message, once.
-    [ $rc -eq 2 ] && { head -n 3 "$out/$label.log" >&2; exit 2; }
+    [ $rc -eq 2 ] && { head -n 3 "$out/$label.log" >&2; t_abort "the grader refused the selection (above)" 2; }
     if [ ! -s "$json" ]; then
         printf '%s\t%s\t%s\t%s\t%s\n' "$label" "(grader)" "-" "NO_REPORT" "exit $rc, no report: $(tail -n1 "$out/$label.log")" >> "$fails"
     else
@@ -123,37 +127,37 @@ grade_once() {
     printf '%s\t%d\t%d\t%d\t%d\n' "$label" $((SECONDS - t0)) $((cpu1 - cpu0)) $((runs - nruns)) \
         $(($(wc -l < "$fails") - before)) >> "$out/calls.tsv"
     if [ "$(wc -l < "$fails")" -gt "$before" ]; then
-        bad_calls=$((bad_calls + 1))
         mkdir -p "$out/failed/$label"
         mv "$json" "$out/$label.xml" "$out/$label.log" "$out/failed/$label/" 2>/dev/null
         cp -r "$out/grade/logs" "$out/failed/$label/" 2>/dev/null
-        echo "stress: $label: $(($(wc -l < "$fails") - before)) failing runs (kept in $out/failed/$label/)"
+        t_fail "$label: $(($(wc -l < "$fails") - before)) failing runs (kept in $out/failed/$label/)"
     else
         rm -f "$json" "$out/$label.xml" "$out/$label.log"
+        t_pass
     fi
 }
 
-# Per task: which configurations failed, how often, in which calls.
-summary() {
+# Per task: which configurations failed, how often, in which calls; then the counts.
+report() {
     local nfail
     nfail=$(wc -l < "$fails")
     if [ "$nfail" -gt 0 ]; then
-        echo "stress: failures by task and configuration:"
+        t_say "failures by task and configuration:"
         awk -F'\t' '{ key = $2 " [" $3 "]"; n[key]++; st[key] = st[key] (index(st[key], $4) ? "" : " " $4)
                       if (length(calls[key]) < 60) calls[key] = calls[key] (calls[key] ? "," : "") $1
                       if (!(key in msg)) msg[key] = $5 }
              END { for (k in n) printf "  %s: %d failed (%s; %s): %s\n", k, n[k], substr(st[k], 2), calls[k], substr(msg[k], 1, 140) }' \
             "$fails" | LC_ALL=C sort
     fi
-    echo "stress: $mode: $runs runs in $calls grader calls, $nfail failed, $((SECONDS - started)) s" \
-         "($passes passes, simulator seeds $first_seed..$seeds)"
+    t_say "$mode: $runs runs in $calls grader calls, $nfail failed, $((SECONDS - started)) s" \
+          "($passes passes, simulator seeds $first_seed..$seeds)"
 }
 
-echo "stress: $mode: $passes passes over the solutions${filter[*]:+ (${filter[*]})}, then simulator seeds $first_seed..$seeds"
+t_say "$mode: $passes passes over the solutions${filter[*]:+ (${filter[*]})}, then simulator seeds $first_seed..$seeds"
 if [ "$mode" = long ]; then
     # Measured on 2 cores: about 150 s a pass over the whole workbook, 40 s a seed over its CUDA tasks.
-    echo "stress: estimate for the whole workbook on 2 cores: about $(( (150 * passes + 40 * (seeds - first_seed + 1)) / 60 )) min" \
-         "(a better one after the first pass)"
+    t_say "estimate for the whole workbook on 2 cores: about $(( (150 * passes + 40 * (seeds - first_seed + 1)) / 60 )) min" \
+          "(a better one after the first pass)"
 fi
 for ((p = 1; p <= passes; p++)); do
     t0=$SECONDS
@@ -161,7 +165,7 @@ for ((p = 1; p <= passes; p++)); do
     if [ "$p" -eq 1 ] && [ "$passes" -gt 1 ]; then
         each=$((SECONDS - t0))
         # shellcheck disable=SC2017  # a seed costs about a quarter of a pass, in whole seconds
-        echo "stress: pass 1 took $each s; estimated total $(( (each * passes + each / 4 * (seeds - first_seed + 1)) / 60 + 1 )) min"
+        t_say "pass 1 took $each s; estimated total $(( (each * passes + each / 4 * (seeds - first_seed + 1)) / 60 + 1 )) min"
     fi
 done
 
@@ -178,7 +182,7 @@ if [ "$seeds" -ge "$first_seed" ] && [ ${#cuda[@]} -gt 0 ]; then
             for t in $(printf '%s\n' "${cuda[@]}" | grep "^$r/"); do selections+=("--task $t"); done
         fi
     done
-    echo "stress: simulator seeds $first_seed..$seeds over ${#cuda[@]} CUDA tasks (${selections[*]})"
+    t_say "simulator seeds $first_seed..$seeds over ${#cuda[@]} CUDA tasks (${selections[*]})"
     for ((s = first_seed; s <= seeds; s++)); do
         for sel in "${selections[@]}"; do
             # $sel is "--room X" or "--task X": split on purpose.
@@ -186,7 +190,11 @@ if [ "$seeds" -ge "$first_seed" ] && [ ${#cuda[@]} -gt 0 ]; then
             CUDA_SIM_SEED=$s GRADE_CUDA=sim grade_once "seed$s-$(echo "${sel#--* }" | tr / _)" $sel
         done
     done
+elif [ "$seeds" -lt "$first_seed" ]; then
+    t_skip "simulator seeds: none asked for (--seeds $seeds; the first is $first_seed)"
+else
+    t_skip "simulator seeds: no simulated CUDA task in the selection"
 fi
 
-summary
-[ "$(wc -l < "$fails")" -eq 0 ] || exit 1
+report
+t_summary stress "$mode: $runs runs in $calls grader calls, none failed"

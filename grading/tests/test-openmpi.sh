@@ -25,16 +25,15 @@
 # Without root and without Open MPI: SKIP (exit 0), saying what to install.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
+. grading/tests/lib-test.sh
 export NO_COLOR=1 LC_ALL=C
 out=build/test-openmpi
 rm -rf "$out" && mkdir -p "$out"
-failures=0
-fail() { echo "test-openmpi: FAILED: $*"; failures=$((failures + 1)); }
 
 if ! command -v mpicc.openmpi >/dev/null 2>&1 || ! command -v mpiexec.openmpi >/dev/null 2>&1; then
     if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
-        echo "test-openmpi: SKIP: Open MPI is not installed (Debian/Ubuntu: apt-get install openmpi-bin libopenmpi-dev)"
-        exit 0
+        t_skip "Open MPI is not installed (Debian/Ubuntu: apt-get install openmpi-bin libopenmpi-dev)"
+        t_summary; exit
     fi
     before=$(readlink -f "$(command -v mpicc 2>/dev/null)" 2>/dev/null)
     # Pin the MPI alternatives as they are, so that Open MPI's higher priority does not
@@ -44,20 +43,24 @@ if ! command -v mpicc.openmpi >/dev/null 2>&1 || ! command -v mpiexec.openmpi >/
         now=$(update-alternatives --query "$alt" 2>/dev/null | sed -n 's/^Value: //p')
         [ -n "$now" ] && update-alternatives --set "$alt" "$now" >/dev/null
     done
-    echo "test-openmpi: installing openmpi-bin libopenmpi-dev"
+    t_say "installing openmpi-bin libopenmpi-dev"
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q openmpi-bin libopenmpi-dev >/dev/null 2>&1 ||
         { apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q openmpi-bin libopenmpi-dev >/dev/null; } ||
-        { echo "test-openmpi: FAILED: could not install Open MPI"; exit 1; }
+        t_abort "could not install Open MPI"
     after=$(readlink -f "$(command -v mpicc 2>/dev/null)" 2>/dev/null)
-    [ "$before" = "$after" ] || fail "installing Open MPI changed mpicc from $before to $after"
+    if [ "$before" = "$after" ]; then
+        t_pass "installing Open MPI left mpicc as it was ($after)"
+    else
+        t_fail "installing Open MPI changed mpicc from $before to $after"
+    fi
 fi
 export MPICC=mpicc.openmpi
 unset MPICXX MPIEXEC
 version=$(mpiexec.openmpi --version 2>&1 | head -n1)
-echo "test-openmpi: $version (mpicc stays $(readlink -f "$(command -v mpicc)"))"
+t_say "$version (mpicc stays $(readlink -f "$(command -v mpicc)"))"
 
-make -s all >/dev/null || { echo "test-openmpi: FAILED: make all"; exit 1; }
-make -s pristine >/dev/null || { echo "test-openmpi: FAILED: make pristine"; exit 1; }
+make -s all >/dev/null || t_abort "make all"
+make -s pristine >/dev/null || t_abort "make pristine"
 grade=grading/bin/grade
 
 # grade_check LABEL EXPECT TASKS_FROM ROOM: the grader's own --expect check
@@ -67,11 +70,11 @@ grade_check() {
         --json "$out/$label.json" --junit "$out/$label.xml" > "$out/$label.log" 2>&1
     local rc=$?
     if [ $rc -ne 0 ]; then
-        fail "$label: the grader exited $rc:"; grep -vE '^ +(ok|PASS)' "$out/$label.log" | head -20
+        t_fail "$label: the grader exited $rc:"; grep -vE '^ +(ok|PASS)' "$out/$label.log" | head -20
     elif ! grep -q '"mpi": "Open MPI' "$out/$label.json"; then
-        fail "$label: the report does not name Open MPI: $(grep -m1 '"mpi"' "$out/$label.json")"
+        t_fail "$label: the report does not name Open MPI: $(grep -m1 '"mpi"' "$out/$label.json")"
     else
-        echo "test-openmpi: $label: $(tail -n 3 "$out/$label.log" | grep -m1 -E 'tasks? in') ($((SECONDS - t0)) s)"
+        t_pass "$label: $(tail -n 3 "$out/$label.log" | grep -m1 -E 'tasks? in') ($((SECONDS - t0)) s)"
     fi
 }
 grade_check solutions-03 pass solutions 03
@@ -84,29 +87,39 @@ grade_check untouched-05 fail build/pristine 05
 # 1 to 4 ranks, under Open MPI: check-hostile's MPI part (which asks MPIEXEC for the
 # flavour to size its time allowances).
 MPIEXEC=mpiexec.openmpi bash grading/tests/check-hostile.sh --mpi-only | sed 's/^/  /'
-[ "${PIPESTATUS[0]}" -eq 0 ] || fail "check-hostile --mpi-only under Open MPI"
+if [ "${PIPESTATUS[0]}" -eq 0 ]; then
+    t_pass "check-hostile --mpi-only under Open MPI"
+else
+    t_fail "check-hostile --mpi-only under Open MPI"
+fi
 
 # make doctor and make bench find the same Open MPI from MPICC alone (the grader's
 # launchers table, asked with grade --launcher and --launch): the doctor names
 # mpiexec.openmpi, and a short bench of room 03 runs under it (its machine line names
 # Open MPI, not MPICH).
 doc=$(bash grading/tools/doctor.sh 2>&1)
-grep -qE '^  MPI +Open MPI .*mpiexec\.openmpi' <<<"$doc" ||
-    fail "make doctor with MPICC=mpicc.openmpi: $(grep -m1 -E '^  MPI ' <<<"$doc")"
-if BENCH_REPS=1 bash grading/bench/bench.sh 03 > "$out/bench.log" 2>&1; then
-    grep -q '^Machine: .*Open MPI [0-9]' build/bench/bench.md ||
-        fail "make bench with MPICC=mpicc.openmpi: $(grep -m1 '^Machine' build/bench/bench.md)"
+if grep -qE '^  MPI +Open MPI .*mpiexec\.openmpi' <<<"$doc"; then
+    t_pass "make doctor with MPICC=mpicc.openmpi names mpiexec.openmpi"
 else
-    fail "make bench ROOM=03 under Open MPI:"; tail -n 5 "$out/bench.log"
+    t_fail "make doctor with MPICC=mpicc.openmpi: $(grep -m1 -E '^  MPI ' <<<"$doc")"
+fi
+if BENCH_REPS=1 bash grading/bench/bench.sh 03 > "$out/bench.log" 2>&1; then
+    if grep -q '^Machine: .*Open MPI [0-9]' build/bench/bench.md; then
+        t_pass "make bench ROOM=03 with MPICC=mpicc.openmpi: $(grep -m1 -o 'Open MPI [0-9][0-9.]*' build/bench/bench.md)"
+    else
+        t_fail "make bench with MPICC=mpicc.openmpi: $(grep -m1 '^Machine' build/bench/bench.md)"
+    fi
+else
+    t_fail "make bench ROOM=03 under Open MPI:"; tail -n 5 "$out/bench.log"
 fi
 
 sleep 0.5
 left=$(pgrep -af 'orted|prterun|/build/test-openmpi/' | grep -v pgrep)
-[ -z "$left" ] || { fail "left running: $left"; pkill -9 -f 'orted|/build/test-openmpi/'; }
-
-if [ $failures -eq 0 ]; then
-    echo "test-openmpi: ok: rooms 03, 05, 06 grade under Open MPI as under MPICH, nothing left running"
+if [ -z "$left" ]; then
+    t_pass
 else
-    echo "test-openmpi: $failures failure(s); logs in $out/"
+    t_fail "left running: $left"; pkill -9 -f 'orted|/build/test-openmpi/'
 fi
-[ $failures -eq 0 ]
+
+t_say "logs in $out/"
+t_summary test-openmpi "rooms 03, 05, 06 grade under Open MPI as under MPICH, nothing left running"

@@ -10,27 +10,32 @@
 # oversubscription so that 4 ranks fit on 2 cores.
 set -u
 cd "$(dirname "$0")/../../.." || exit 2
+T_NAME=test-cluster  # make test-cluster: the same name as twohost.sh's lines
+. grading/tests/lib-test.sh
 if [ "$(id -u)" != 0 ]; then
-    echo "test-cluster: SKIP the Slurm part: needs root (to install and run slurmctld/slurmd)"
-    exit 0
+    t_skip "the Slurm part: needs root (to install and run slurmctld/slurmd)"
+    t_summary; exit
 fi
 if ! command -v slurmctld >/dev/null 2>&1 || ! command -v slurmd >/dev/null 2>&1 || ! command -v sbatch >/dev/null 2>&1; then
-    echo "test-cluster: installing slurmctld slurmd slurm-client"
+    t_say "installing slurmctld slurmd slurm-client"
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q slurmctld slurmd slurm-client >/dev/null ||
         { apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q slurmctld slurmd slurm-client >/dev/null; } ||
-        { echo "test-cluster: could not install Slurm"; exit 1; }
+        t_abort "could not install Slurm"
 fi
 
-dir=$(mktemp -d /tmp/pr-slurm-XXXXXX)
+# (under /tmp, whatever TMPDIR says: slurmd keeps its sockets there, and a socket's path is short)
+TMPDIR=/tmp t_tmpdir pr-slurm; dir=$T_TMP
 pids=()
+# stop_all: the daemons stopped (also on exit, when a step failed: once is enough).
 stop_all() {
+    [ ${#pids[@]} -gt 0 ] || return 0
     for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
     sleep 1
     for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
     pkill -9 -f "slurmstepd.*" 2>/dev/null
-    rm -rf "$dir"
+    pids=()
 }
-trap stop_all EXIT
+t_cleanup stop_all
 
 host=$(hostname -s)
 cpus=$(nproc)
@@ -64,18 +69,17 @@ CONF
 
 slurmctld -D -f "$SLURM_CONF" >"$dir/slurmctld.out" 2>&1 & pids+=($!)
 slurmd -D -f "$SLURM_CONF" >"$dir/slurmd.out" 2>&1 & pids+=($!)
-echo "test-cluster: slurmctld (pid ${pids[0]}) and slurmd (pid ${pids[1]}) on $host: $cpus cores, ${mem} MiB"
+t_say "slurmctld (pid ${pids[0]}) and slurmd (pid ${pids[1]}) on $host: $cpus cores, ${mem} MiB"
 for _ in $(seq 1 30); do
     sinfo -h -o '%T' 2>/dev/null | grep -qE '^idle' && break
     sleep 1
 done
 if ! sinfo -h -o '%T' 2>/dev/null | grep -qE '^idle'; then
-    echo "test-cluster: Slurm did not come up:"; tail -5 "$dir/slurmctld.log" "$dir/slurmd.log" 2>/dev/null
-    exit 1
+    t_fail "Slurm did not come up:"; tail -5 "$dir/slurmctld.log" "$dir/slurmd.log" 2>/dev/null
+    t_summary; exit 1
 fi
 sinfo
 
-failures=0
 # Like `sbatch --wait`, but asking every second: sbatch's own wait polls at up to
 # 32-second intervals, which made every job here look 30 s longer than it was.
 # Prints the job id; returns the job's exit code (from scontrol: this cluster keeps
@@ -104,23 +108,22 @@ submit() {
         # A job whose output is empty never ran our command: Slurm itself failed to
         # start it (seen once in CI, not reproduced since).  Say so, and try once more.
         [ -s "$out" ] && break
-        echo "test-cluster: job $name ($job) produced no output (sbatch exit $rc); Slurm says:"
+        t_say "job $name ($job) produced no output (sbatch exit $rc); Slurm says:"
         scontrol show job "${job%%;*}" 2>/dev/null | grep -oE '(JobState|Reason|ExitCode)=[^ ]*' | tr '\n' ' '
         echo; tail -5 "$dir/slurmctld.log" "$dir/slurmd.log" 2>/dev/null
-        [ $attempt = 1 ] && echo "test-cluster: submitting $name again"
+        [ $attempt = 1 ] && t_say "submitting $name again"
     done
     local ok=1
     if [ "$want" = 0 ] && [ $rc -ne 0 ]; then ok=0; fi
     if [ "$want" = nonzero ] && [ $rc -eq 0 ]; then ok=0; fi
-    for p in "${patterns[@]}"; do grep -qE "$p" "$out" 2>/dev/null || { ok=0; echo "test-cluster: $name: no /$p/ in its output"; }; done
+    for p in "${patterns[@]}"; do grep -qE "$p" "$out" 2>/dev/null || { ok=0; t_say "$name: no /$p/ in its output"; }; done
     if [ $ok = 1 ]; then
-        echo "test-cluster: job $name ran ($((SECONDS - start)) s, exit $rc): $(grep -E '^[0-9]+ tasks? in' "$out" | tail -n1)"
+        t_pass "job $name ran ($((SECONDS - start)) s, exit $rc): $(grep -E '^[0-9]+ tasks? in' "$out" | tail -n1)"
     else
-        echo "test-cluster: FAILED: job $name (sbatch exit $rc):"
+        t_fail "job $name (sbatch exit $rc):"
         for f in "$out" "$dir/out/$name.err" "$dir/slurmctld.log" "$dir/slurmd.log"; do
             echo "--- $f"; tail -15 "$f" 2>/dev/null
         done
-        failures=$((failures + 1))
     fi
 }
 
@@ -156,19 +159,18 @@ if command -v mpicc.openmpi >/dev/null 2>&1; then
         --wrap "NO_COLOR=1 MPICC=mpicc.openmpi grading/bin/grade --task 03_mpi/task6 --tasks-from solutions --expect pass --json build/cluster-openmpi.json --junit build/cluster-openmpi.xml"
     doctor_wants+=('ranks launched by +srun .*--mpi=pmix') doctor_runs+=" && MPICC=mpicc.openmpi bash grading/tools/doctor.sh"
 else
-    echo "test-cluster: SKIP the Open MPI job: mpicc.openmpi is not installed (make test-openmpi installs it)"
+    t_skip "the Open MPI job: mpicc.openmpi is not installed (make test-openmpi installs it)"
 fi
 submit doctor 0 "${doctor_wants[@]}" -- --ntasks=1 --wrap "$doctor_runs"
 
 stop_all
-trap - EXIT
 sleep 1
 # Live processes only: a zombie ([slurmstepd] <defunct>) is dead and waits for a parent
 # that reaps (in a container whose PID 1 does not, it waits for ever).
 left=$(ps -eo pid=,stat=,args= | awk '$2 !~ /^Z/ && /slurmctld|slurmd|slurmstepd/ && !/awk/')
 if [ -n "$left" ]; then
-    echo "test-cluster: FAILED: Slurm processes left: $left"
-    failures=$((failures + 1))
+    t_fail "Slurm processes left: $left"
+else
+    t_pass
 fi
-[ $failures -eq 0 ] && echo "test-cluster: Slurm: every job ran and graded as expected; every daemon stopped"
-exit $((failures > 0))
+t_summary test-cluster "Slurm: every job ran and graded as expected; every daemon stopped"

@@ -16,31 +16,34 @@
 # also when a step fails.
 set -u
 cd "$(dirname "$0")/../../.." || exit 2
-say() { echo "test-cluster: $*"; }
+T_NAME=test-cluster  # make test-cluster: the same name as slurm.sh's lines
+. grading/tests/lib-test.sh
 if [ "$(id -u)" != 0 ]; then
-    say "SKIP the two-host part: needs root (network namespaces)"
-    exit 0
+    t_skip "the two-host part: needs root (network namespaces)"
+    t_summary; exit
 fi
 if ! command -v ip >/dev/null 2>&1; then
-    say "installing iproute2"
+    t_say "installing iproute2"
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q iproute2 >/dev/null ||
         { apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q iproute2 >/dev/null; } ||
-        { say "could not install iproute2"; exit 1; }
+        t_abort "could not install iproute2"
 fi
 if ! mpiexec --version 2>/dev/null | grep -q HYDRA; then
-    say "SKIP the two-host part: it drives MPICH's mpiexec (Hydra); this mpiexec is another MPI"
-    exit 0
+    t_skip "the two-host part: it drives MPICH's mpiexec (Hydra); this mpiexec is another MPI"
+    t_summary; exit
 fi
 if ! ip netns add "prtest-probe-$$" 2>/dev/null; then
-    say "SKIP the two-host part: this machine does not allow network namespaces (a container without CAP_SYS_ADMIN?)"
-    exit 0
+    t_skip "the two-host part: this machine does not allow network namespaces (a container without CAP_SYS_ADMIN?)"
+    t_summary; exit
 fi
 ip netns del "prtest-probe-$$"
 
 ns_a=prhost-a-$$ ns_b=prhost-b-$$
 addr_a=10.77.0.1 addr_b=10.77.0.2
 dev=prnet0
-dir=$(mktemp -d /tmp/pr-twohost-XXXXXX)
+TMPDIR=/tmp t_tmpdir pr-twohost; dir=$T_TMP
+# cleanup: the namespaces deleted, anything left in them killed (on exit too, when a
+# step failed; a second call finds nothing to do).
 cleanup() {
     for ns in "$ns_a" "$ns_b"; do
         pids=$(ip netns pids "$ns" 2>/dev/null)
@@ -48,9 +51,9 @@ cleanup() {
         [ -n "$pids" ] && kill -9 $pids 2>/dev/null
         ip netns del "$ns" 2>/dev/null # takes its end of the veth pair with it
     done
-    rm -rf "$dir"
+    return 0
 }
-trap cleanup EXIT
+t_cleanup cleanup
 
 # The two hosts and the wire between them.
 { ip netns add "$ns_a" && ip netns add "$ns_b" &&
@@ -60,8 +63,8 @@ trap cleanup EXIT
     ip -n "$ns_a" addr add "$addr_a/24" dev "$dev" && ip -n "$ns_b" addr add "$addr_b/24" dev "$dev" &&
     ip -n "$ns_a" link set lo up && ip -n "$ns_b" link set lo up &&
     ip -n "$ns_a" link set "$dev" up && ip -n "$ns_b" link set "$dev" up; } ||
-    { say "FAILED: could not set up the two namespaces and their veth pair"; exit 1; }
-say "two hosts: $addr_a (namespace $ns_a) and $addr_b (namespace $ns_b), joined by a veth pair ($dev)"
+    t_abort "could not set up the two namespaces and their veth pair"
+t_say "two hosts: $addr_a (namespace $ns_a) and $addr_b (namespace $ns_b), joined by a veth pair ($dev)"
 
 # "ssh HOST COMMAND" for Hydra: the command runs in HOST's namespace, under its own host name.
 cat > "$dir/netns-ssh" <<EOF
@@ -87,13 +90,13 @@ before_a=$(tx_bytes "$ns_a") before_b=$(tx_bytes "$ns_b")
 # later MPICH releases; the grader would report such a run as TIMEOUT.)
 # Each program runs with the first values of its first `runs` line in tasks.ini (grade --describe).
 ucx="-genv UCX_TLS tcp,self -genv UCX_NET_DEVICES $dev"
-failures=0 ran=0
+ran=0
 start=$SECONDS
 mkdir -p build/twohost
 for sol in solutions/03_mpi/task*.c; do
     id=$(basename "$sol" .c)
     exe=build/twohost/$id
-    mpicc -std=c11 -O2 -Igrading -o "$exe" "$sol" -lm || { say "FAILED: $sol does not build"; failures=$((failures + 1)); continue; }
+    mpicc -std=c11 -O2 -Igrading -o "$exe" "$sol" -lm || { t_fail "$sol does not build"; continue; }
     # the first configuration (grade --describe), less its ranks
     args=$(grading/bin/grade --describe --task "03_mpi/$id" | awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i } NR == 2 {
         n = split($c["config"], w, " "); for (i = 1; i <= n; i++) if (w[i] !~ /^ranks=/) printf "%s%s", (out++ ? " " : ""), w[i] }')
@@ -106,41 +109,41 @@ for sol in solutions/03_mpi/task*.c; do
             -launcher-exec $dir/netns-ssh -iface $dev -hosts $addr_a,$addr_b -ppn 1 -n 2 $ucx $PWD/$exe $args" >"$out" 2>&1
         rc=$?
         { [ $rc -eq 124 ] && grep -q 'verdict: all results correct' "$out" && [ $local_try -lt 3 ]; } || break
-        say "  03_mpi/$id: a correct verdict, then a hang at exit (the MPICH 4.0.2 + UCX bug): trying again"
+        t_say "  03_mpi/$id: a correct verdict, then a hang at exit (the MPICH 4.0.2 + UCX bug): trying again"
         local_try=$((local_try + 1))
     done
     ran=$((ran + 1))
     if [ "$rc" -eq 0 ] && grep -q 'verdict: all results correct' "$out"; then
-        say "  03_mpi/$id on host-a and host-b ($args): $(grep -m1 -E '^result ' "$out")"
+        t_pass "03_mpi/$id on host-a and host-b ($args): $(grep -m1 -E '^result ' "$out")"
     else
-        say "FAILED: 03_mpi/$id across the two hosts (exit $rc):"; tail -8 "$out"
-        failures=$((failures + 1))
+        t_fail "03_mpi/$id across the two hosts (exit $rc):"; tail -8 "$out"
     fi
 done
 sent_a=$(( $(tx_bytes "$ns_a") - before_a )) sent_b=$(( $(tx_bytes "$ns_b") - before_b ))
-say "room 03's $ran solutions ran across two hosts in $((SECONDS - start)) s"
-say "bytes sent over the veth: host-a -> host-b $sent_a, host-b -> host-a $sent_b"
+t_say "room 03's $ran solutions ran across two hosts in $((SECONDS - start)) s"
+t_say "bytes sent over the veth: host-a -> host-b $sent_a, host-b -> host-a $sent_b"
 # Room 03 scatters and reduces arrays of a million numbers: megabytes must have crossed.
 if [ "$sent_a" -lt 1000000 ] || [ "$sent_b" -lt 100000 ]; then
-    say "FAILED: too few bytes crossed between the hosts: the ranks did not talk over the network"
-    failures=$((failures + 1))
+    t_fail "too few bytes crossed between the hosts: the ranks did not talk over the network"
+else
+    t_pass
 fi
 # Nothing may be left inside the namespaces (the programs and Hydra's proxies have ended).
 for ns in "$ns_a" "$ns_b"; do
     left=$(ip netns pids "$ns")
     if [ -n "$left" ]; then
         # shellcheck disable=SC2086  # one PID a word
-        say "FAILED: processes left in $ns: $(ps -o pid=,args= -p $left | tr '\n' ';')"
-        failures=$((failures + 1))
+        t_fail "processes left in $ns: $(ps -o pid=,args= -p $left | tr '\n' ';')"
+    else
+        t_pass
     fi
 done
 
 cleanup
-trap - EXIT
 left=$(ip netns list 2>/dev/null | grep -E "^prhost-[ab]-$$" || true)
 if [ -n "$left" ] || ip link show 2>/dev/null | grep -qE "pr[ab]$$"; then
-    say "FAILED: namespaces or veth left behind: $left"
-    failures=$((failures + 1))
+    t_fail "namespaces or veth left behind: $left"
+else
+    t_pass
 fi
-[ $failures -eq 0 ] && say "two hosts: room 03's solutions ran across them, the bytes crossed the veth, nothing left behind"
-exit $((failures > 0))
+t_summary test-cluster "two hosts: room 03's solutions ran across them, the bytes crossed the veth, nothing left behind"
