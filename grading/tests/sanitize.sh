@@ -217,46 +217,50 @@ tally_jobs() {
 # ---------------------------------------------------------------- builds ----
 # shellcheck disable=SC2054
 ASAN_CFLAGS=(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all -g -O1)
-# kind -> the link flags the grader uses for it (grading/src/kinds.c: KIND_PTHREAD, KIND_OPENMP)
-kind_flags() {
-    case "$1" in
-        pthreads|processes) echo "-pthread" ;;
-        openmp) echo "-fopenmp -pthread" ;;
-        *) echo "" ;;
-    esac
+# The grader's own build command for each solution (grade --print-build), under the
+# compiler and flags of one sanitizer (CC, GRADE_CFLAGS: the grader's C flags, replaced),
+# into $W/b-NAME/bin/ref/TASK: no kind-to-flags table of its own here.
+#   print_builds NAME ASSIGNMENTS...   the lines "task<TAB>exe<TAB>words..." into $W/NAME.builds
+print_builds() {
+    local name=$1; shift
+    env "$@" GRADE_CUDA=sim grading/bin/grade --print-build solution --build-dir "$W/b-$name" > "$W/$name.builds" ||
+        t_abort "grading/bin/grade --print-build failed ($name)"
 }
-exe_name() { local t=$1; echo "$W/bin/$2/${t//\//_}"; }
+# add_build NAME TASK EXTRA-WORDS...: a job that runs TASK's printed command for NAME (the
+# extra words after it), when there is one.
+add_build() {
+    local name=$1 id=$2 line words; shift 2
+    line=$(awk -F'\t' -v id="$id" '$1 == id' "$W/$name.builds")
+    [ -n "$line" ] || { t_fail "no build command for $id ($name)"; return; }
+    IFS=$'\t' read -r -a words <<<"$line"
+    mkdir -p "$(dirname "${words[1]}")"
+    add_job "build $name $id" "" "${words[@]:2}" "$@"
+}
+exe_name() { echo "$W/b-$2/bin/ref/$1"; }
 
 all_configs=$W/configs.tsv
 task_configs > "$all_configs" || t_abort "grading/bin/grade --describe failed"
 
-mkdir -p "$W/bin/asan" "$W/bin/tsan" "$W/bin/plain" "$W/bin/sim"
+print_builds asan CC=gcc GRADE_CFLAGS="-std=c11 ${ASAN_CFLAGS[*]}"
+print_builds tsan CC="$CLANG" GRADE_CFLAGS="-std=c11 -fopenmp=libomp -fsanitize=thread -g -O1"
+print_builds plain CC=gcc GRADE_CFLAGS="-std=c11 -g -O1"
+print_builds sim
 JOB_TIMEOUT=120
-# 1. ASan+UBSan builds (gcc, mpicc for MPI)
-while IFS=$'\t' read -r id sol kind; do
+# 1. ASan+UBSan builds (gcc, mpicc for MPI), TSan for OpenMP, plain -g for Helgrind
+while IFS=$'\t' read -r id _ kind; do
     case "$kind" in c|pthreads|openmp|processes|mpi) ;; *) continue ;; esac
-    cc=gcc; [ "$kind" = mpi ] && cc=mpicc
-    # shellcheck disable=SC2046
-    add_job "build asan+ubsan $id" "" $cc "${ASAN_CFLAGS[@]}" -Igrading -o "$(exe_name "$id" asan)" "$sol" $(kind_flags "$kind") -lm
-    if [ "$kind" = openmp ]; then
-        add_job "build tsan $id" "" "$CLANG" -fopenmp=libomp -fsanitize=thread -g -O1 -Igrading \
-            -o "$(exe_name "$id" tsan)" "$sol" -lm
-    fi
-    if [ "$kind" = pthreads ]; then
-        add_job "build helgrind $id" "" gcc -g -O1 -Igrading -o "$(exe_name "$id" plain)" "$sol" -pthread -lm
-    fi
+    add_build asan "$id"
+    if [ "$kind" = openmp ]; then add_build tsan "$id"; fi
+    if [ "$kind" = pthreads ]; then add_build plain "$id"; fi
 done < <(cut -f1-3 "$all_configs" | sort -u)
 # 2. the pre-pass with ASan+UBSan, and the CUDA solutions through simcc with ASan+UBSan
+# (simcc keeps the last -O it is given: -O1 after the grader's -O2)
+mkdir -p "$W/bin"
 add_job "build asan+ubsan simpp" "" gcc "${ASAN_CFLAGS[@]}" -o "$W/bin/simpp" grading/sim/simpp.c
-SIM_X=(-Xcompiler -fsanitize=address -Xcompiler -fsanitize=undefined -Xcompiler -fno-omit-frame-pointer
+SIM_X=(-O1 -g -Xcompiler -fsanitize=address -Xcompiler -fsanitize=undefined -Xcompiler -fno-omit-frame-pointer
        -Xcompiler -fno-sanitize-recover=all)
-while IFS=$'\t' read -r id sol kind; do
-    case "$kind" in
-        cuda) add_job "build sim asan+ubsan $id" "" grading/simcc -O1 -g "${SIM_X[@]}" -Igrading \
-                  -o "$(exe_name "$id" sim)" "$sol" -lm ;;
-        cuda_mpi) add_job "build sim asan+ubsan $id" "" grading/simcc -O1 -g -ccbin mpicxx "${SIM_X[@]}" -Igrading \
-                  -o "$(exe_name "$id" sim)" "$sol" -lm ;;
-    esac
+while IFS=$'\t' read -r id _ kind; do
+    case "$kind" in cuda|cuda_mpi) add_build sim "$id" "${SIM_X[@]}" ;; esac
 done < <(cut -f1-3 "$all_configs" | sort -u)
 # simcc builds the plain pre-pass on first use: do it once here, not in parallel builds.
 grading/simcc -o "$W/bin/warmup" -c solutions/04_cuda/task1.cu -Igrading >/dev/null 2>&1
@@ -272,7 +276,7 @@ JOB_TIMEOUT=60
 threads_env() { local t; t=$(cfg_get threads "$2"); [ -n "$t" ] && echo "OMP_NUM_THREADS=$t"; }
 
 # 1. ASan+UBSan: every chosen configuration
-while IFS=$'\t' read -r id sol kind cfg; do
+while IFS=$'\t' read -r id _ kind cfg; do
     exe=$(exe_name "$id" asan)
     [ -x "$exe" ] || continue
     args=$(cfg_args "$cfg")
@@ -291,7 +295,7 @@ while IFS=$'\t' read -r id sol kind cfg; do
 done < "$all_configs"
 
 # 2. TSan + Archer: the OpenMP solutions with 2 and 4 threads, at the smaller (last) sizes
-while IFS=$'\t' read -r id sol kind cfg; do
+while IFS=$'\t' read -r id _ kind cfg; do
     exe=$(exe_name "$id" tsan)
     [ -x "$exe" ] || continue
     # the last configuration of a runs line only (its sizes are the small ones)
@@ -337,7 +341,7 @@ if [ -x "$W/bin/simpp" ]; then
 fi
 
 # 5. the CUDA solutions in the simulator, built with ASan+UBSan
-while IFS=$'\t' read -r id sol kind cfg; do
+while IFS=$'\t' read -r id _ kind cfg; do
     exe=$(exe_name "$id" sim)
     [ -x "$exe" ] || continue
     args=$(cfg_args "$cfg")
