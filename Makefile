@@ -171,12 +171,12 @@ check-class-html: $(GRADE) $(CLASS_REPORT)
 check-hostile: $(GRADE)
 	$(Q)bash grading/tests/check-hostile.sh
 
-## check-sim: the CUDA CPU simulator (grading/simcc): its own tests, the grader's sim mode end to end,
+## check-sim: the CUDA CPU simulator (grading/sim/simcc): its own tests, the grader's sim mode end to end,
 ##            and every CUDA solution failing without its __syncthreads()
 check-sim: $(GRADE) $(PRGEN)
 	$(Q)bash grading/sim/tests/run.sh
 	@mkdir -p build
-	$(Q)grading/simcc -O2 -o build/cunit_sim grading/sim/tests/cunit_sim.cu -lcunit
+	$(Q)grading/sim/simcc -O2 -o build/cunit_sim grading/sim/tests/cunit_sim.cu -lcunit
 	$(Q)build/cunit_sim
 	$(Q)bash grading/tests/check-sim-grade.sh
 	$(Q)bash grading/tests/check-barriers.sh

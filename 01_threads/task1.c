@@ -15,7 +15,7 @@
  * Read first: README.md, "pthreads: create, join and chunks", "Splitting items into equal chunks".
  *
  * Build and run by hand, from the room's folder:
- *   gcc -std=c11 -O2 -Wall -Wextra -I../grading -o task1 task1.c -lm -pthread -fopenmp
+ *   gcc -std=c11 -O2 -Wall -Wextra -I../grading/include -o task1 task1.c -lm -pthread -fopenmp
  *   ./task1 threads=4 n=1000003
  * Grade it from the top folder:  make grade TASK=01_threads/task1
  */

@@ -15,7 +15,7 @@
  * Read first: README.md, "OpenMP: fork-join with pragmas", "Race conditions and three fixes", "Reductions".
  *
  * Build and run by hand, from the room's folder:
- *   gcc -std=c11 -O2 -Wall -Wextra -I../grading -o task3 task3.c -lm -pthread -fopenmp
+ *   gcc -std=c11 -O2 -Wall -Wextra -I../grading/include -o task3 task3.c -lm -pthread -fopenmp
  *   ./task3 threads=4 n=1000000
  * Grade it from the top folder:  make grade TASK=01_threads/task3
  */

@@ -24,7 +24,7 @@
  * Read first: README.md, "fork, exit and wait", "Threads or processes: when each wins".
  *
  * Build and run by hand, from the room's folder:
- *   gcc -std=c11 -O2 -Wall -Wextra -I../grading -o task5 task5.c -pthread -lm
+ *   gcc -std=c11 -O2 -Wall -Wextra -I../grading/include -o task5 task5.c -pthread -lm
  *   ./task5 workers=4 tasks=500 mem_mb=16
  * Grade it from the top folder:  make grade TASK=02_processes/task5
  */

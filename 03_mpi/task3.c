@@ -28,7 +28,7 @@
  * exactly the serial one, bit for bit, on any number of ranks.
  *
  * Build and run by hand, from the room's folder:
- *   mpicc -std=c11 -O2 -Wall -Wextra -I../grading -o task3 task3.c -lm
+ *   mpicc -std=c11 -O2 -Wall -Wextra -I../grading/include -o task3 task3.c -lm
  *   mpiexec -n 4 ./task3 n=100003
  * Grade it from the top folder:  make grade TASK=03_mpi/task3
  */

@@ -29,7 +29,7 @@
  * and that every echo comes back intact.
  *
  * Build and run by hand, from the room's folder:
- *   mpicc -std=c11 -O2 -Wall -Wextra -I../grading -o task4 task4.c -lm
+ *   mpicc -std=c11 -O2 -Wall -Wextra -I../grading/include -o task4 task4.c -lm
  *   mpiexec -n 4 ./task4
  *   mpiexec -n 2 ./task4 max_bytes=67108864 trips=20
  * Grade it from the top folder:  make grade TASK=03_mpi/task4

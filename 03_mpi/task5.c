@@ -32,7 +32,7 @@
  * the serial one exactly, on any number of ranks.
  *
  * Build and run by hand, from the room's folder:
- *   mpicc -std=c11 -O2 -Wall -Wextra -I../grading -o task5 task5.c -lm
+ *   mpicc -std=c11 -O2 -Wall -Wextra -I../grading/include -o task5 task5.c -lm
  *   mpiexec -n 4 ./task5 n=100003 steps=500
  * Grade it from the top folder:  make grade TASK=03_mpi/task5
  */

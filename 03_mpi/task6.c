@@ -29,7 +29,7 @@
  * four for vectors from 8 bytes to m * 8 bytes.
  *
  * Build and run by hand, from the room's folder:
- *   mpicc -std=c11 -O2 -Wall -Wextra -I../grading -o task6 task6.c -lm
+ *   mpicc -std=c11 -O2 -Wall -Wextra -I../grading/include -o task6 task6.c -lm
  *   mpiexec -n 4 ./task6 m=1000000
  * Grade it from the top folder:  make grade TASK=03_mpi/task6
  */

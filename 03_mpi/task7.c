@@ -23,7 +23,7 @@
  * Read first: README.md, "Neighbours on a ring", "MPI_Sendrecv", "Task 7: bug hunt".
  *
  * Build and run by hand, from the room's folder:
- *   mpicc -std=c11 -O2 -Wall -Wextra -I../grading -o task7 task7.c -lm
+ *   mpicc -std=c11 -O2 -Wall -Wextra -I../grading/include -o task7 task7.c -lm
  *   mpiexec -n 4 ./task7 n=1009 steps=12
  * Grade it from the top folder:  make grade TASK=03_mpi/task7
  */

@@ -13,8 +13,8 @@
  * Integers add exactly in any order, so the GPU's total must equal the CPU's.
  *
  * Build and run by hand, from the room's folder:
- *   on a GPU:  nvcc -O2 -arch=native -I../grading -o task2 task2.cu
- *   anywhere:  ../grading/simcc -O2 -I../grading -o task2 task2.cu
+ *   on a GPU:  nvcc -O2 -arch=native -I../grading/include -o task2 task2.cu
+ *   anywhere:  ../grading/sim/simcc -O2 -I../grading/include -o task2 task2.cu
  *   ./task2 n=50000000 tpb=256
  * Grade it from the top folder:  make grade TASK=04_cuda/task2
  */

@@ -23,8 +23,8 @@
  * compared with a relative tolerance of 1e-4.
  *
  * Build and run by hand, from the room's folder:
- *   on a GPU:  nvcc -O2 -arch=native -I../grading -o task5 task5.cu
- *   anywhere:  ../grading/simcc -O2 -I../grading -o task5 task5.cu
+ *   on a GPU:  nvcc -O2 -arch=native -I../grading/include -o task5 task5.cu
+ *   anywhere:  ../grading/sim/simcc -O2 -I../grading/include -o task5 task5.cu
  *   ./task5 n=4000000 d=16
  * Grade it from the top folder:  make grade TASK=04_cuda/task5
  */

@@ -15,7 +15,7 @@
  * (gather_blocks, a staged gather).
  *
  * Include it after `#define PR_MPI` and `#include "pr.h"`.  It compiles with
- * nvcc (-ccbin mpicxx) and with grading/simcc, the CUDA CPU simulator.
+ * nvcc (-ccbin mpicxx) and with grading/sim/simcc, the CUDA CPU simulator.
  */
 #ifndef PARALLEL_ROOMS_CUDA_MPI_H
 #define PARALLEL_ROOMS_CUDA_MPI_H

@@ -37,8 +37,8 @@
  * the same additions in the same order, so it must match bit for bit.
  *
  * Build and run by hand, from the room's folder:
- *   on a GPU:  nvcc -ccbin mpicxx -O2 -arch=native -I../grading -o task2 task2.cu
- *   anywhere:  ../grading/simcc -ccbin mpicxx -O2 -I../grading -o task2 task2.cu
+ *   on a GPU:  nvcc -ccbin mpicxx -O2 -arch=native -I../grading/include -o task2 task2.cu
+ *   anywhere:  ../grading/sim/simcc -ccbin mpicxx -O2 -I../grading/include -o task2 task2.cu
  *   mpiexec -n 4 ./task2 rows=4098 steps=200
  * Grade it from the top folder:  make grade TASK=05_cuda_mpi/task2
  */

@@ -29,7 +29,7 @@
  * Read first: README.md, "Data parallelism: split the minibatch, add the gradients", "DP: one coordinator and its replicas".
  *
  * Build and run by hand, from the room's folder:
- *   gcc -std=c11 -O2 -Wall -Wextra -I../grading -o task2 task2.c -lm -pthread
+ *   gcc -std=c11 -O2 -Wall -Wextra -I../grading/include -o task2 task2.c -lm -pthread
  *   ./task2 threads=3
  * Grade it from the top folder:  make grade TASK=06_data_parallel/task2
  */

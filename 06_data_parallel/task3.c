@@ -30,7 +30,7 @@
  * Read first: README.md, "Data parallelism: split the minibatch, add the gradients", "DDP: equal ranks and one allreduce", "Why the replicas never drift apart".
  *
  * Build and run by hand, from the room's folder:
- *   mpicc -std=c11 -O2 -Wall -Wextra -I../grading -o task3 task3.c -lm
+ *   mpicc -std=c11 -O2 -Wall -Wextra -I../grading/include -o task3 task3.c -lm
  *   mpiexec -n 2 ./task3
  * Grade it from the top folder:  make grade TASK=06_data_parallel/task3
  */

@@ -36,7 +36,7 @@
  * Read first: README.md, "Forward and backward by hand", "DDP: equal ranks and one allreduce", "Task 7 (stretch): a tiny GAN trained with DDP".
  *
  * Build and run by hand, from the room's folder:
- *   mpicc -std=c11 -O2 -Wall -Wextra -I../grading -o task7 task7.c -lm
+ *   mpicc -std=c11 -O2 -Wall -Wextra -I../grading/include -o task7 task7.c -lm
  *   mpiexec -n 2 ./task7 epochs=300
  * Grade it from the top folder:  make grade TASK=06_data_parallel/task7
  */

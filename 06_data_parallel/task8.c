@@ -21,7 +21,7 @@
  * Read first: README.md, "DDP: equal ranks and one allreduce", "Why the replicas never drift apart", "Task 8: bug hunt".
  *
  * Build and run by hand, from the room's folder:
- *   mpicc -std=c11 -O2 -Wall -Wextra -I../grading -o task8 task8.c -lm
+ *   mpicc -std=c11 -O2 -Wall -Wextra -I../grading/include -o task8 task8.c -lm
  *   mpiexec -n 2 ./task8
  * Grade it from the top folder:  make grade TASK=06_data_parallel/task8
  */

@@ -71,11 +71,11 @@ verdict() { awk -v r="$1" -v l="$3" -v op="$2" -v re="$num_re" 'BEGIN {if (r !~ 
     ok = (op == ">=") ? (r >= l) : (r <= l); print (ok ? "ok" : "MISSED")}'; }
 build_c() { # name source flags...: builds into $out/bin/name with the usual flags
     local name=$1 src=$2; shift 2
-    gcc -std=c11 -O2 -Wall -Wextra -Igrading -o "$out/bin/$name" "$src" "$@" -lm || { echo "bench: cannot build $src"; exit 1; }
+    gcc -std=c11 -O2 -Wall -Wextra -Igrading/include -o "$out/bin/$name" "$src" "$@" -lm || { echo "bench: cannot build $src"; exit 1; }
 }
 build_mpi() {
     local name=$1 src=$2
-    "$MPICC" -std=c11 -O2 -Wall -Wextra -Igrading -o "$out/bin/$name" "$src" -lm || { echo "bench: cannot build $src"; exit 1; }
+    "$MPICC" -std=c11 -O2 -Wall -Wextra -Igrading/include -o "$out/bin/$name" "$src" -lm || { echo "bench: cannot build $src"; exit 1; }
 }
 want() { [ -z "$room" ] || [[ "$1" == "$room"* ]] || [[ "$room" == "$1"* ]]; }
 
@@ -193,7 +193,7 @@ bench_gpu() {
     if ! command -v "$nvcc" >/dev/null 2>&1; then
         row cuda "GPU benchmarks" "-" "" 0 "" "" "" "" "NOT MEASURED: a GPU but no nvcc (set NVCC)"; return
     fi
-    local build=("$nvcc" -O3 -arch="$arch" -Igrading)
+    local build=("$nvcc" -O3 -arch="$arch" -Igrading/include)
     { "${build[@]}" -o "$out/bin/gpubench" grading/bench/gpubench.cu -lcublas &&
         "${build[@]}" -o "$out/bin/gpusum" solutions/04_cuda/task2.cu &&
         "${build[@]}" -o "$out/bin/gpumm" solutions/04_cuda/task3.cu -lcublas &&
@@ -265,7 +265,7 @@ bench_cuda() {
     else
         row cuda "GPU reduction vs copy bandwidth and CUB; tiled vs cuBLAS SGEMM" "-" "" 0 "" "" "" "" "no GPU here: not measured"
     fi
-    grading/simcc -O2 -Igrading -o "$out/bin/simsum" solutions/04_cuda/task2.cu || { row cuda "simulator: 04 task2" "-" "" 0 "" "" "" "" "FAILED: simcc could not build it"; return; }
+    grading/sim/simcc -O2 -Igrading/include -o "$out/bin/simsum" solutions/04_cuda/task2.cu || { row cuda "simulator: 04 task2" "-" "" 0 "" "" "" "" "FAILED: simcc could not build it"; return; }
     local sim cpu spread
     read -r sim spread < <(for _ in $(seq "$reps"); do "$out/bin/simsum" n=1048576 tpb=256 | time_of "GPU kernel"; done | stats)
     read -r cpu _ < <(for _ in $(seq "$reps"); do "$out/bin/simsum" n=1048576 tpb=256 | time_of CPU; done | stats)
@@ -281,7 +281,7 @@ bench_gpu_ddp() {
     local nvcc p i s spread serial eff t1=nan libs=()
     nvcc=$(nvcc_path)
     ldconfig -p 2>/dev/null | grep -q libnccl && libs=(-lnccl)
-    "$nvcc" -O3 -arch="${CUDA_ARCH:-native}" -ccbin "$MPICXX" -Igrading -o "$out/bin/gpuddp" \
+    "$nvcc" -O3 -arch="${CUDA_ARCH:-native}" -ccbin "$MPICXX" -Igrading/include -o "$out/bin/gpuddp" \
         solutions/06_data_parallel/task6.cu "${libs[@]}" ||
         { row dp "06 task6 GPU DDP" "-" "" 0 "" "" "" "" "FAILED: nvcc could not build it"; return; }
     for p in 1 2 3 4; do

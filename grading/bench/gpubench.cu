@@ -30,8 +30,8 @@
  *     is used 8 times from a register -- task 3's tiled kernel uses each once.
  *     Two shared buffers: the next slice loads while this one is multiplied.
  *
- * Build:  nvcc -O3 -arch=native -Igrading -o gpubench grading/bench/gpubench.cu -lcublas
- *         grading/simcc -O2 -Igrading -o gpubench grading/bench/gpubench.cu   (what=check only)
+ * Build:  nvcc -O3 -arch=native -Igrading/include -o gpubench grading/bench/gpubench.cu -lcublas
+ *         grading/sim/simcc -O2 -Igrading/include -o gpubench grading/bench/gpubench.cu   (what=check only)
  */
 #include "pr.h"
 

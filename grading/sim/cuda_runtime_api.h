@@ -1,2 +1,2 @@
-/* cuda_runtime_api.h for the CUDA CPU simulator (grading/simcc): everything is in cuda_sim.h. */
+/* cuda_runtime_api.h for the CUDA CPU simulator (grading/sim/simcc): everything is in cuda_sim.h. */
 #include "cuda_sim.h"

@@ -1,7 +1,7 @@
 /*
  * cuda_sim.h -- a CPU simulator for the subset of CUDA C that Parallel Rooms teaches.
  *
- * Included first (g++ -include) by grading/simcc, which also rewrites kernel launches
+ * Included first (g++ -include) by grading/sim/simcc, which also rewrites kernel launches
  * (see simpp.c).  Header-only, C++17, x86-64 (a ucontext fallback elsewhere).
  *
  * Model: a launch runs its blocks one after another (in a shuffled order) on the
@@ -15,7 +15,7 @@
 #define CUDA_SIM_H
 
 #ifndef __cplusplus
-#error "cuda_sim.h is C++: build CUDA sources with grading/simcc"
+#error "cuda_sim.h is C++: build CUDA sources with grading/sim/simcc"
 #endif
 
 #include <algorithm>

@@ -1,2 +1,2 @@
-/* device_launch_parameters.h for the CUDA CPU simulator (grading/simcc): everything is in cuda_sim.h. */
+/* device_launch_parameters.h for the CUDA CPU simulator (grading/sim/simcc): everything is in cuda_sim.h. */
 #include "cuda_sim.h"

@@ -1,5 +1,5 @@
 /*
- * simpp -- the CUDA simulator's pre-pass (built by grading/simcc on first use).
+ * simpp -- the CUDA simulator's pre-pass (built by grading/sim/simcc on first use).
  *
  *   simpp IN.cu OUT.cpp
  *

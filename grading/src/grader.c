@@ -61,7 +61,7 @@ static void run_in_scratch(strlist *cmd, strlist *env, double timeout, size_t ca
     run_limited(NULL, cmd, env, timeout, cap, NULL, res);
 }
 
-/* The exit status with which grading/simcc says "this needs what the simulator lacks". */
+/* The exit status with which grading/sim/simcc says "this needs what the simulator lacks". */
 #define SIMCC_NOT_SIMULATED 77
 
 /* Compiles source into exe; returns NULL, or the reason it failed (new string).

@@ -13,7 +13,7 @@ enum {
     KIND_MPI = 1u << 0,          /* runs under the MPI launcher (launchers.h); built with mpicc, or
                                   * (CUDA) with MPI's C++ wrapper as the host compiler */
     KIND_CUDA = 1u << 1,         /* CUDA code: built with nvcc on a GPU machine */
-    KIND_SIMULABLE = 1u << 2,    /* CUDA code the CPU simulator (grading/simcc) can build */
+    KIND_SIMULABLE = 1u << 2,    /* CUDA code the CPU simulator (grading/sim/simcc) can build */
     KIND_MPI_CXX_HOST = 1u << 3, /* nvcc's (simcc's) host compiler is MPI's C++ wrapper: -ccbin MPICXX */
     KIND_PTHREAD = 1u << 4,      /* linked with -pthread */
     KIND_OPENMP = 1u << 5,       /* compiled with -fopenmp (before -pthread) */

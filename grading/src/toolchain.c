@@ -152,8 +152,8 @@ int toolchain_ask_cuda_aware(const toolchain *tc)
         free(dir);
         return -1;
     }
-    /* grading/probe-cuda-aware.c, beside pr.h; make doctor runs the same probe */
-    char *src = xasprintf("%s/probe-cuda-aware.c", tc->include_dir), *exe = xasprintf("%s/aware", dir);
+    /* grading/tools/probe-cuda-aware.c; make doctor runs the same probe */
+    char *src = xasprintf("%s/tools/probe-cuda-aware.c", tc->grading_dir), *exe = xasprintf("%s/aware", dir);
     char *inc = xasprintf("-I%s", tc->include_dir);
     int answer = -1;
     if (file_exists(src)) {
@@ -223,7 +223,7 @@ void toolchain_detect(toolchain *tc, const char *root)
     const char *cflags = getenv("GRADE_CFLAGS");
     sl_split_words(&tc->cflags, cflags && *cflags ? cflags : default_cflags);
     sl_split_words(&tc->mpiexec_flags, getenv("MPIEXEC_FLAGS"));
-    /* pr.h travels with the grader (grading/bin/grade -> grading/pr.h), so a
+    /* pr.h travels with the grader (grading/bin/grade -> grading/include/pr.h), so a
      * workbook given with --root (a test fixture) needs no copy of it. */
     char self[4096];
     ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -234,15 +234,16 @@ void toolchain_detect(toolchain *tc, const char *root)
             if (slash)
                 *slash = '\0';
         }
-        char *header = xasprintf("%s/pr.h", self);
+        char *header = xasprintf("%s/include/pr.h", self);
         if (file_exists(header))
-            tc->include_dir = xstrdup(self);
+            tc->grading_dir = xstrdup(self);
         free(header);
     }
-    if (!tc->include_dir)
-        tc->include_dir = xasprintf("%s/grading", root);
+    if (!tc->grading_dir)
+        tc->grading_dir = xasprintf("%s/grading", root);
+    tc->include_dir = xasprintf("%s/include", tc->grading_dir);
     tc->root = xstrdup(root);
-    char *simcc = xasprintf("%s/simcc", tc->include_dir);
+    char *simcc = xasprintf("%s/sim/simcc", tc->grading_dir);
     if (access(simcc, X_OK) == 0)
         tc->simcc = simcc;
     else
@@ -261,7 +262,7 @@ void toolchain_detect(toolchain *tc, const char *root)
 void toolchain_free(toolchain *tc)
 {
     free(tc->cc), free(tc->mpicc), free(tc->mpicxx), free(tc->mpiexec), free(tc->nvcc), free(tc->cuda_arch);
-    free(tc->include_dir), free(tc->root), free(tc->mpi_version), free(tc->gpu_name), free(tc->simcc);
+    free(tc->include_dir), free(tc->grading_dir), free(tc->root), free(tc->mpi_version), free(tc->gpu_name), free(tc->simcc);
     free(tc->hosts), free(tc->hostfile), free(tc->pmi);
     sl_free(&tc->cflags);
     sl_free(&tc->mpiexec_flags);
@@ -301,7 +302,7 @@ char *toolchain_skip_reason(const toolchain *tc, const task_meta *task, int *nee
     if (!(kind->flags & KIND_SIMULABLE))
         return xasprintf("needs an NVIDIA GPU and nvcc (%s): the CPU simulator does not do %s", missing,
                          kind->sim_lacks ? kind->sim_lacks : kind->name);
-    return xasprintf("needs an NVIDIA GPU and nvcc (%s), or the CPU simulator (grading/simcc, not found)",
+    return xasprintf("needs an NVIDIA GPU and nvcc (%s), or the CPU simulator (grading/sim/simcc, not found)",
                      missing);
 }
 

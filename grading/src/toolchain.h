@@ -31,11 +31,12 @@ typedef struct {
     strlist cflags;          /* for C tasks */
     strlist mpiexec_flags;   /* from MPIEXEC_FLAGS */
     int werror;              /* add -Werror (the maintainers' checks) */
-    char *include_dir;       /* absolute path of grading/ (pr.h) */
+    char *grading_dir;       /* absolute path of grading/: include/ (pr.h), sim/ (simcc), tools/ */
+    char *include_dir;       /* absolute path of grading/include/ (pr.h, what every task includes) */
     char *root;              /* the workbook's absolute path: ROOT/NN_room holds a room's own
                               * headers (its shared scaffolding), on every build's -I path */
     int have_cc, have_mpi, have_nvcc, have_gpu;
-    char *simcc;             /* grading/simcc (the CUDA CPU simulator's compiler driver), or NULL */
+    char *simcc;             /* grading/sim/simcc (the CUDA CPU simulator's compiler driver), or NULL */
     int force_sim;           /* GRADE_CUDA=sim: simulate even where a GPU is present */
     const launcher *launcher; /* what starts an MPI task's ranks (launchers.h), chosen by
                                * toolchain_detect; NULL (no MPI, or never detected): the table's
@@ -77,7 +78,7 @@ int toolchain_ask_cuda_aware(const toolchain *tc);
  * *needs_gpu is set to 1 when the only thing missing is a GPU (or nvcc). */
 char *toolchain_skip_reason(const toolchain *tc, const task_meta *task, int *needs_gpu);
 /* How a task runs: MODE_SIM for a CUDA task whose kind the simulator can build
- * (KIND_SIMULABLE: cuda, cuda_mpi), built with grading/simcc and run on the CPU (no
+ * (KIND_SIMULABLE: cuda, cuda_mpi), built with grading/sim/simcc and run on the CPU (no
  * usable GPU, or GRADE_CUDA=sim); else MODE_NATIVE. */
 run_mode toolchain_mode(const toolchain *tc, const task_meta *task);
 

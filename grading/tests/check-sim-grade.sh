@@ -51,7 +51,7 @@ fi
 # in the simulator as on a GPU (room 05, task 1, told the MPI is CUDA-aware when it is not).
 aware_src=solutions/05_cuda_mpi/task1.cu
 if [ -e "$aware_src" ] && command -v mpiexec >/dev/null 2>&1; then
-    if grading/simcc -ccbin "${MPICXX:-mpicxx}" -Igrading -o "$out/aware" "$aware_src" 2>"$out/aware.err"; then
+    if grading/sim/simcc -ccbin "${MPICXX:-mpicxx}" -Igrading/include -o "$out/aware" "$aware_src" 2>"$out/aware.err"; then
         PR_CUDA_AWARE=1 timeout 60 mpiexec -n 2 "$out/aware" n=1001 >"$out/aware.out" 2>&1
         rc=$?
         if [ $rc -ne 0 ] && grep -q 'dereferenced device pointer' "$out/aware.out"; then
@@ -86,7 +86,7 @@ if command -v nvcc >/dev/null 2>&1; then
         grep -q '^#define PR_MPI' "$f" && host=(-ccbin "${MPICXX:-mpicxx}")
         room=$(basename "$(dirname "$f")") # a room's own headers, as the grader adds -I ROOT/NN_room
         case $room in [0-9][0-9]_*) [ -d "$room" ] && host+=(-I"$room") ;; esac
-        if nvcc "${host[@]}" -arch=sm_75 -Wno-deprecated-gpu-targets -Werror=all-warnings -Igrading -c -o /dev/null "$f" 2>"$out/nvcc.err"; then
+        if nvcc "${host[@]}" -arch=sm_75 -Wno-deprecated-gpu-targets -Werror=all-warnings -Igrading/include -c -o /dev/null "$f" 2>"$out/nvcc.err"; then
             t_pass
         else
             t_fail "nvcc does not compile $f:"; head -5 "$out/nvcc.err"

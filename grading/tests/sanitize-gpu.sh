@@ -86,7 +86,7 @@ fail() {  # label log why
 while IFS=$'\t' read -r id sol uses_mpi libs cfg; do
     [ -e "$sol" ] || continue
     exe=$W/bin/${id//\//_}
-    build=("$NVCC" -O2 -g -lineinfo "-arch=$ARCH" -Igrading -I"${id%%/*}")
+    build=("$NVCC" -O2 -g -lineinfo "-arch=$ARCH" -Igrading/include -I"${id%%/*}")
     mpi=0
     if [ "$uses_mpi" = yes ]; then
         mpi=1

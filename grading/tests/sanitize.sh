@@ -10,7 +10,7 @@
 #   helgrind    the pthreads solutions under valgrind --tool=helgrind, threads=2 and 4,
 #               small sizes;
 #   simpp       the CUDA simulator's pre-pass built with ASan+UBSan, run over every .cu;
-#   sim         the CUDA solutions (rooms 04, 05, 06) built by grading/simcc with
+#   sim         the CUDA solutions (rooms 04, 05, 06) built by grading/sim/simcc with
 #               ASan+UBSan and run in the simulator (its fibers tell ASan about their
 #               stacks: see CUDA_SIM_ASAN_FIBERS in grading/sim/cuda_sim.h).
 #
@@ -263,7 +263,7 @@ while IFS=$'\t' read -r id _ kind; do
     case "$kind" in cuda|cuda_mpi) add_build sim "$id" "${SIM_X[@]}" ;; esac
 done < <(cut -f1-3 "$all_configs" | sort -u)
 # simcc builds the plain pre-pass on first use: do it once here, not in parallel builds.
-grading/simcc -o "$W/bin/warmup" -c solutions/04_cuda/task1.cu -Igrading >/dev/null 2>&1
+grading/sim/simcc -o "$W/bin/warmup" -c solutions/04_cuda/task1.cu -Igrading/include >/dev/null 2>&1
 t_say "building $njobs programs with the sanitizers ..."
 run_jobs > "$W/builds.txt"
 grep -v ': clean$' "$W/builds.txt"

@@ -640,9 +640,10 @@ static void fake_toolchain(toolchain *tc, int have_gpu)
     tc->mpiexec = xstrdup("mpiexec");
     tc->nvcc = xstrdup("nvcc");
     tc->cuda_arch = xstrdup("native");
-    tc->include_dir = xstrdup("/w/grading");
+    tc->grading_dir = xstrdup("/w/grading");
+    tc->include_dir = xstrdup("/w/grading/include");
     tc->root = xstrdup("/w");
-    tc->simcc = xstrdup("/w/grading/simcc");
+    tc->simcc = xstrdup("/w/grading/sim/simcc");
     tc->mpi_version = xstrdup("MPICH 4.0.2");
     tc->have_cc = tc->have_mpi = tc->have_nvcc = 1;
     tc->have_gpu = have_gpu;
@@ -719,11 +720,11 @@ static void test_toolchain_cuda_mpi(void)
     CU_ASSERT_EQUAL(toolchain_mode(&tc, &task), MODE_SIM);
     strlist cmd = { 0 };
     build_command(&tc, &task, "t.cu", "t", &cmd);
-    CU_ASSERT_STRING_EQUAL(cmd.items[0], "/w/grading/simcc");
+    CU_ASSERT_STRING_EQUAL(cmd.items[0], "/w/grading/sim/simcc");
     CU_ASSERT(has_word(&cmd, "-ccbin") && has_word(&cmd, "mpicxx"));
     CU_ASSERT(!has_word(&cmd, "-lnccl")); /* libraries are for native builds only */
     /* pr.h's folder and the room's own (its shared header), whatever folder the task came from */
-    CU_ASSERT(has_word(&cmd, "-I/w/grading") && has_word(&cmd, "-I/w/05_x"));
+    CU_ASSERT(has_word(&cmd, "-I/w/grading/include") && has_word(&cmd, "-I/w/05_x"));
     sl_free(&cmd);
 
     /* NCCL tasks cannot be simulated: SKIP, and only for want of a GPU. */
@@ -1171,7 +1172,7 @@ static void test_hosts_under_slurm(void)
  * -Werror; the launcher and CUDA questions; the run mode. */
 static void test_kinds_build_commands(void)
 {
-#define I_PATHS "-I/w/grading", "-I/w/01_x"
+#define I_PATHS "-I/w/grading/include", "-I/w/01_x"
     static const struct {
         const char *kind;
         int launcher, cuda;
@@ -1200,11 +1201,11 @@ static void test_kinds_build_commands(void)
           { "mpicc", "-std=c11", "-O2", "-Werror", I_PATHS, "-o", "t", "t.src", "-lm" } },
         { "cuda", 0, 1, "sim",
           { "nvcc", "-O2", "-arch=native", I_PATHS, "-o", "t", "t.src", "-lm" },
-          { "/w/grading/simcc", "-O2", I_PATHS, "-o", "t", "t.src", "-lm" },
+          { "/w/grading/sim/simcc", "-O2", I_PATHS, "-o", "t", "t.src", "-lm" },
           { "nvcc", "-O2", "-arch=native", "-Werror=all-warnings", I_PATHS, "-o", "t", "t.src", "-lm" } },
         { "cuda_mpi", 1, 1, "sim",
           { "nvcc", "-O2", "-arch=native", "-ccbin", "mpicxx", I_PATHS, "-o", "t", "t.src", "-lm" },
-          { "/w/grading/simcc", "-O2", "-ccbin", "mpicxx", I_PATHS, "-o", "t", "t.src", "-lm" },
+          { "/w/grading/sim/simcc", "-O2", "-ccbin", "mpicxx", I_PATHS, "-o", "t", "t.src", "-lm" },
           { "nvcc", "-O2", "-arch=native", "-Werror=all-warnings", "-ccbin", "mpicxx", I_PATHS, "-o", "t", "t.src",
             "-lm" } },
         { "nccl", 1, 1, "native",
@@ -1271,9 +1272,9 @@ static void test_kinds_skip_reasons(void)
     static const char *const no_cxx = "no MPI C++ compiler wrapper (/nonexistent/mpicxx not found; set MPICXX): CUDA "
                                       "code with MPI is built with it as nvcc's host compiler";
     static const char *const no_gpu = "needs an NVIDIA GPU and nvcc (no GPU found), or the CPU simulator "
-                                      "(grading/simcc, not found)";
+                                      "(grading/sim/simcc, not found)";
     static const char *const no_nvcc = "needs an NVIDIA GPU and nvcc (nvcc not found), or the CPU simulator "
-                                       "(grading/simcc, not found)";
+                                       "(grading/sim/simcc, not found)";
     static const char *const no_nccl = "needs an NVIDIA GPU and nvcc (no GPU found): the CPU simulator does not do "
                                        "NCCL";
     static const struct {

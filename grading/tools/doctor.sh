@@ -59,9 +59,9 @@ if command -v "$MPICC" >/dev/null 2>&1 && command -v "$MPIEXEC" >/dev/null 2>&1;
     fi
     row "MPICC compiles with" "$("$MPICC" -show 2>/dev/null | cut -c1-80 || "$MPICC" --showme 2>/dev/null | cut -c1-80)"
     # The same question room 05 asks (pr.h's pr_mpi_cuda_aware), of one real rank:
-    # grading/probe-cuda-aware.c, which the grader asks too for its report.
+    # grading/tools/probe-cuda-aware.c, which the grader asks too for its report.
     tmp=$(mktemp -d)
-    if "$MPICC" -I"$(dirname "$0")/.." -o "$tmp/aware" "$(dirname "$0")/../probe-cuda-aware.c" >/dev/null 2>&1 &&
+    if "$MPICC" -I"$(dirname "$0")/../include" -o "$tmp/aware" "$(dirname "$0")/probe-cuda-aware.c" >/dev/null 2>&1 &&
         aware=$(OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 20 "$MPIEXEC" -n 1 "$tmp/aware" 2>/dev/null) &&
         [[ "$aware" =~ ^cuda_aware=([01])\ (.*)$ ]]; then
         row "CUDA-aware MPI" "$([ "${BASH_REMATCH[1]}" = 1 ] && echo yes || echo no) ${BASH_REMATCH[2]}"
@@ -110,8 +110,8 @@ if command -v nvidia-smi >/dev/null 2>&1 && gpus=$(nvidia-smi --query-gpu=name,d
         row "" "ranks, or for NVIDIA MPS (nvidia-cuda-mps-control -d), or GRADE_CUDA=sim"
     fi
 else
-    if [ -x "$(dirname "$0")/../simcc" ] && command -v g++ >/dev/null 2>&1; then
-        row "GPU" "none found: CUDA tasks run in the CPU simulator (grading/simcc)"
+    if [ -x "$(dirname "$0")/../sim/simcc" ] && command -v g++ >/dev/null 2>&1; then
+        row "GPU" "none found: CUDA tasks run in the CPU simulator (grading/sim/simcc)"
     else
         row "GPU" "none found, and no g++ for the CPU simulator: CUDA tasks are SKIP"
     fi

@@ -16,7 +16,7 @@
  * Read first: README.md, "OpenMP: fork-join with pragmas", "Shared and private", "Reductions", "Race conditions and three fixes", "Reductions by hand".
  *
  * Build and run by hand, from the room's folder:
- *   gcc -std=c11 -O2 -Wall -Wextra -I../grading -o task2 task2.c -lm -pthread -fopenmp
+ *   gcc -std=c11 -O2 -Wall -Wextra -I../grading/include -o task2 task2.c -lm -pthread -fopenmp
  *   ./task2 threads=4 n=1000000
  * Grade it from the top folder:  make grade TASK=01_threads/task2
  */

@@ -18,7 +18,7 @@
  * Read first: README.md, "OpenMP: fork-join with pragmas", "Schedules: sharing out uneven work".
  *
  * Build and run by hand, from the room's folder:
- *   gcc -std=c11 -O2 -Wall -Wextra -I../grading -o task4 task4.c -lm -pthread -fopenmp
+ *   gcc -std=c11 -O2 -Wall -Wextra -I../grading/include -o task4 task4.c -lm -pthread -fopenmp
  *   ./task4 threads=4 n=20000
  * Grade it from the top folder:  make grade TASK=01_threads/task4
  */

@@ -17,7 +17,7 @@
  * Read first: README.md, "A work queue: mutex and condition variable", "I/O-bound and CPU-bound work".
  *
  * Build and run by hand, from the room's folder:
- *   gcc -std=c11 -O2 -Wall -Wextra -I../grading -o task5 task5.c -lm -pthread -fopenmp
+ *   gcc -std=c11 -O2 -Wall -Wextra -I../grading/include -o task5 task5.c -lm -pthread -fopenmp
  *   ./task5 threads=8 items=64
  * Grade it from the top folder:  make grade TASK=01_threads/task5
  */

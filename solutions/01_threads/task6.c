@@ -19,7 +19,7 @@
  * Read first: README.md, "pthreads: create, join and chunks", "Race conditions and three fixes", "Reductions by hand", "Task 6: bug hunt, exam statistics".
  *
  * Build and run by hand, from the room's folder:
- *   gcc -std=c11 -O2 -Wall -Wextra -I../grading -o task6 task6.c -lm -pthread -fopenmp
+ *   gcc -std=c11 -O2 -Wall -Wextra -I../grading/include -o task6 task6.c -lm -pthread -fopenmp
  *   ./task6 threads=4 n=1000003
  * Grade it from the top folder:  make grade TASK=01_threads/task6
  */

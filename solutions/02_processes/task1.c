@@ -17,7 +17,7 @@
  * Read first: README.md, "fork, exit and wait", "Zombies and orphans", "File descriptors and pipes".
  *
  * Build and run by hand, from the room's folder:
- *   gcc -std=c11 -O2 -Wall -Wextra -I../grading -o task1 task1.c -pthread -lm
+ *   gcc -std=c11 -O2 -Wall -Wextra -I../grading/include -o task1 task1.c -pthread -lm
  *   ./task1 workers=4 n=1000003
  * Grade it from the top folder:  make grade TASK=02_processes/task1
  */

@@ -34,7 +34,7 @@
  *             "A process pool: map, starmap, apply_async".
  *
  * Build and run by hand, from the room's folder:
- *   gcc -std=c11 -O2 -Wall -Wextra -I../grading -o task2 task2.c -pthread -lm
+ *   gcc -std=c11 -O2 -Wall -Wextra -I../grading/include -o task2 task2.c -pthread -lm
  *   ./task2 workers=4
  * Grade it from the top folder:  make grade TASK=02_processes/task2
  */

@@ -27,7 +27,7 @@
  * Read first: README.md, "File descriptors and pipes", "Five one-second jobs: a worked example".
  *
  * Build and run by hand, from the room's folder:
- *   gcc -std=c11 -O2 -Wall -Wextra -I../grading -o task3 task3.c -pthread -lm
+ *   gcc -std=c11 -O2 -Wall -Wextra -I../grading/include -o task3 task3.c -pthread -lm
  *   ./task3                      (12 jobs of 50 ms on 4 workers)
  *   ./task3 jobs=5 delay_ms=1000 (the title's five one-second jobs)
  * Grade it from the top folder:  make grade TASK=02_processes/task3

@@ -17,7 +17,7 @@
  * The program also shows that on purpose, and a race between processes.
  *
  * Build and run by hand, from the room's folder:
- *   gcc -std=c11 -O2 -Wall -Wextra -I../grading -o task4 task4.c -pthread -lm
+ *   gcc -std=c11 -O2 -Wall -Wextra -I../grading/include -o task4 task4.c -pthread -lm
  *   ./task4 workers=4 n=1000003
  * Grade it from the top folder:  make grade TASK=02_processes/task4
  */

@@ -19,7 +19,7 @@
  * Read first: README.md, "File descriptors and pipes", "Messages larger than the pipe", "Task 6: bug hunt".
  *
  * Build and run by hand, from the room's folder:
- *   gcc -std=c11 -O2 -Wall -Wextra -I../grading -o task6 task6.c -pthread -lm
+ *   gcc -std=c11 -O2 -Wall -Wextra -I../grading/include -o task6 task6.c -pthread -lm
  *   ./task6 workers=4
  * Grade it from the top folder:  make grade TASK=02_processes/task6
  */

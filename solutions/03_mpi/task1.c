@@ -17,7 +17,7 @@
  * between rank counts): the sum is compared with a small relative tolerance.
  *
  * Build and run by hand, from the room's folder:
- *   mpicc -std=c11 -O2 -Wall -Wextra -I../grading -o task1 task1.c -lm
+ *   mpicc -std=c11 -O2 -Wall -Wextra -I../grading/include -o task1 task1.c -lm
  *   mpiexec -n 4 ./task1 n=1000003
  * Grade it from the top folder:  make grade TASK=03_mpi/task1
  */

@@ -21,7 +21,7 @@
  * Every rank checks its own answer; a rank that got it wrong says so.
  *
  * Build and run by hand, from the room's folder:
- *   mpicc -std=c11 -O2 -Wall -Wextra -I../grading -o task2 task2.c -lm
+ *   mpicc -std=c11 -O2 -Wall -Wextra -I../grading/include -o task2 task2.c -lm
  *   mpiexec -n 4 ./task2 n=1000003
  * Grade it from the top folder:  make grade TASK=03_mpi/task2
  */

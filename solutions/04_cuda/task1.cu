@@ -15,8 +15,8 @@
  * CPU and the GPU alike, so every solution must match the CPU's exactly.
  *
  * Build and run by hand, from the room's folder:
- *   on a GPU:  nvcc -O2 -arch=native -I../grading -o task1 task1.cu
- *   anywhere:  ../grading/simcc -O2 -I../grading -o task1 task1.cu
+ *   on a GPU:  nvcc -O2 -arch=native -I../grading/include -o task1 task1.cu
+ *   anywhere:  ../grading/sim/simcc -O2 -I../grading/include -o task1 task1.cu
  *   ./task1 n=10000000 tpb=256
  * Grade it from the top folder:  make grade TASK=04_cuda/task1
  */

@@ -27,8 +27,8 @@
  * every result must match the CPU's exactly.
  *
  * Build and run by hand, from the room's folder:
- *   on a GPU:  nvcc -O2 -arch=native -I../grading -o task3 task3.cu -lcublas
- *   anywhere:  ../grading/simcc -O2 -I../grading -o task3 task3.cu
+ *   on a GPU:  nvcc -O2 -arch=native -I../grading/include -o task3 task3.cu -lcublas
+ *   anywhere:  ../grading/sim/simcc -O2 -I../grading/include -o task3 task3.cu
  *   ./task3 m=2048 n=2048 k=2048
  * Grade it from the top folder:  make grade TASK=04_cuda/task3
  */

@@ -20,8 +20,8 @@
  * CPU simulator.
  *
  * Build and run by hand, from the room's folder:
- *   on a GPU:  nvcc -O2 -arch=native -I../grading -o task4 task4.cu
- *   anywhere:  ../grading/simcc -O2 -I../grading -o task4 task4.cu
+ *   on a GPU:  nvcc -O2 -arch=native -I../grading/include -o task4 task4.cu
+ *   anywhere:  ../grading/sim/simcc -O2 -I../grading/include -o task4 task4.cu
  *   ./task4 rows=100000 cols=10 maxrows=10000000
  * Grade it from the top folder:  make grade TASK=04_cuda/task4
  */

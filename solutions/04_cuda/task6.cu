@@ -18,8 +18,8 @@
  * Read first: README.md, "Blocks, SMs and shared memory", "Stencils: a tile with a halo", "The CUDA CPU simulator".
  *
  * Build and run by hand, from the room's folder:
- *   on a GPU:  nvcc -O2 -arch=native -I../grading -o task6 task6.cu
- *   anywhere:  ../grading/simcc -O2 -I../grading -o task6 task6.cu
+ *   on a GPU:  nvcc -O2 -arch=native -I../grading/include -o task6 task6.cu
+ *   anywhere:  ../grading/sim/simcc -O2 -I../grading/include -o task6 task6.cu
  *   ./task6 n=10000000 tpb=256 r=3
  * Grade it from the top folder:  make grade TASK=04_cuda/task6
  */

@@ -27,8 +27,8 @@
  * Integers add exactly in any order: the result must equal rank 0's own sum.
  *
  * Build and run by hand, from the room's folder:
- *   on a GPU:  nvcc -ccbin mpicxx -O2 -arch=native -I../grading -o task1 task1.cu
- *   anywhere:  ../grading/simcc -ccbin mpicxx -O2 -I../grading -o task1 task1.cu
+ *   on a GPU:  nvcc -ccbin mpicxx -O2 -arch=native -I../grading/include -o task1 task1.cu
+ *   anywhere:  ../grading/sim/simcc -ccbin mpicxx -O2 -I../grading/include -o task1 task1.cu
  *   mpiexec -n 4 ./task1 n=10000000
  * Try PR_CUDA_AWARE=1 mpiexec -n 2 ./task1 n=1000 with an MPI that is not CUDA-aware.
  * Grade it from the top folder:  make grade TASK=05_cuda_mpi/task1

@@ -25,9 +25,9 @@
  * Read first: README.md, "Host staging: the portable way", "Task 3: an allreduce of GPU buffers, three ways".
  *
  * Build and run by hand, from the room's folder:
- *   on a GPU:  nvcc -ccbin mpicxx -O2 -arch=native -I../grading -o task3 task3.cu -lnccl
+ *   on a GPU:  nvcc -ccbin mpicxx -O2 -arch=native -I../grading/include -o task3 task3.cu -lnccl
  *              (-lnccl wherever NCCL is installed; without NCCL leave it out: NCCL says SKIP)
- *   anywhere:  ../grading/simcc -ccbin mpicxx -O2 -I../grading -o task3 task3.cu
+ *   anywhere:  ../grading/sim/simcc -ccbin mpicxx -O2 -I../grading/include -o task3 task3.cu
  *   mpiexec -n 2 ./task3          (the default size: 4194304 doubles, 32 MB)
  * Grade it from the top folder:  make grade TASK=05_cuda_mpi/task3
  */

@@ -25,8 +25,8 @@
  * Read first: README.md, "Host staging: the portable way", "Streams: overlapping copies, kernels and messages", "Task 4: bug hunt, heat on a ring of GPUs".
  *
  * Build and run by hand, from the room's folder:
- *   anywhere:  ../grading/simcc -ccbin mpicxx -O2 -I../grading -o task4 task4.cu
- *   on a GPU:  nvcc -ccbin mpicxx -O2 -arch=native -I../grading -o task4 task4.cu
+ *   anywhere:  ../grading/sim/simcc -ccbin mpicxx -O2 -I../grading/include -o task4 task4.cu
+ *   on a GPU:  nvcc -ccbin mpicxx -O2 -arch=native -I../grading/include -o task4 task4.cu
  *   mpiexec -n 3 ./task4 n=1001 steps=50
  * Grade it from the top folder:  make grade TASK=05_cuda_mpi/task4
  */

@@ -22,7 +22,7 @@
  * Read first: README.md, "Training: SGD on minibatches", "Forward and backward by hand", "Checking a gradient: finite differences".
  *
  * Build and run by hand, from the room's folder:
- *   gcc -std=c11 -O2 -Wall -Wextra -I../grading -o task1 task1.c -lm
+ *   gcc -std=c11 -O2 -Wall -Wextra -I../grading/include -o task1 task1.c -lm
  *   ./task1 n=1001 epochs=300
  * Grade it from the top folder:  make grade TASK=06_data_parallel/task1
  */

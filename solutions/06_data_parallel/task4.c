@@ -25,7 +25,7 @@
  * Read first: README.md, "The ring allreduce, again", "Why the replicas never drift apart".
  *
  * Build and run by hand, from the room's folder:
- *   mpicc -std=c11 -O2 -Wall -Wextra -I../grading -o task4 task4.c -lm
+ *   mpicc -std=c11 -O2 -Wall -Wextra -I../grading/include -o task4 task4.c -lm
  *   mpiexec -n 3 ./task4
  * Grade it from the top folder:  make grade TASK=06_data_parallel/task4
  */

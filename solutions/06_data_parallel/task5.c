@@ -27,7 +27,7 @@
  * Read first: README.md, "DDP: equal ranks and one allreduce", "Gradient buckets: overlapping communication with the backward pass".
  *
  * Build and run by hand, from the room's folder:
- *   mpicc -std=c11 -O2 -Wall -Wextra -I../grading -o task5 task5.c -lm
+ *   mpicc -std=c11 -O2 -Wall -Wextra -I../grading/include -o task5 task5.c -lm
  *   mpiexec -n 2 ./task5 hidden=400 n=4001 batch=501
  * Grade it from the top folder:  make grade TASK=06_data_parallel/task5
  */

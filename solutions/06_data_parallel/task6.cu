@@ -34,9 +34,9 @@
  * replicas against each other (a checksum, its spread over the ranks).
  *
  * Build and run by hand, from the room's folder:
- *   on a GPU:  nvcc -ccbin mpicxx -O2 -arch=native -I../grading -o task6 task6.cu -lnccl
+ *   on a GPU:  nvcc -ccbin mpicxx -O2 -arch=native -I../grading/include -o task6 task6.cu -lnccl
  *              (-lnccl wherever NCCL is installed; without NCCL leave it out: NCCL says SKIP)
- *   anywhere:  ../grading/simcc -ccbin mpicxx -O2 -I../grading -o task6 task6.cu
+ *   anywhere:  ../grading/sim/simcc -ccbin mpicxx -O2 -I../grading/include -o task6 task6.cu
  *   mpiexec -n 2 ./task6 n=100003 batch=4096 epochs=5 hidden=32
  * Grade it from the top folder:  make grade TASK=06_data_parallel/task6
  */

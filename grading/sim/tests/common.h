@@ -1,4 +1,4 @@
-/* Shared by the simulator's test programs: builds with grading/simcc and with nvcc. */
+/* Shared by the simulator's test programs: builds with grading/sim/simcc and with nvcc. */
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>

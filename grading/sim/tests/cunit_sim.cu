@@ -1,4 +1,4 @@
-// cunit_sim.cu -- CUnit tests of the CUDA CPU simulator, built with grading/simcc
+// cunit_sim.cu -- CUnit tests of the CUDA CPU simulator, built with grading/sim/simcc
 // (a CUDA source: kernels, launches and runtime calls go through the simulator).
 // Correct results for a shared-memory reduction with atomics, a tiled matmul on a
 // 2-D grid, dynamic shared memory, a histogram with atomics of several types, warp

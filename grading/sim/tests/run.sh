@@ -1,19 +1,19 @@
 #!/usr/bin/env bash
-# run.sh -- end-to-end tests of the CUDA CPU simulator (grading/simcc, grading/sim/).
-# Builds every test program here with grading/simcc, runs it and checks its exact
+# run.sh -- end-to-end tests of the CUDA CPU simulator (grading/sim/simcc, grading/sim/).
+# Builds every test program here with grading/sim/simcc, runs it and checks its exact
 # output, exit status and (for the bugs it must catch) its message; times the 2^20
 # reduction; and, when nvcc is installed, compiles every .cu with it (no GPU needed).
 # Exit 0 when every check passed.
 set -u
 cd "$(dirname "$0")" || exit 2
 root=$(cd ../../.. && pwd)
-simcc=$root/grading/simcc
+simcc=$root/grading/sim/simcc
 T_NAME=simulator-tests
 . "$root/grading/tests/lib-test.sh"
 t_tmpdir simtests; out=$T_TMP
 
 build() { # name -> $out/name
-    if ! "$simcc" -O2 -I"$root/grading" -o "$out/$1" "$1.cu" >"$out/$1.build" 2>&1; then
+    if ! "$simcc" -O2 -I"$root/grading/include" -o "$out/$1" "$1.cu" >"$out/$1.build" 2>&1; then
         t_fail "$1: does not build with simcc:"; sed 's/^/        /' "$out/$1.build" | head -20; return 1
     fi
 }
@@ -36,7 +36,7 @@ expect() {
     fi
 }
 
-t_say "the test programs, built with grading/simcc:"
+t_say "the test programs, built with grading/sim/simcc:"
 expect vecadd 0 "wrong 0 sum 20001100015"
 expect reduce 0 "  sum                          got 262138               expected 262138               ok
 result sum = 262138 tol 0
@@ -100,7 +100,7 @@ fi
 
 # nvcc's own flags that mean nothing to the simulator are accepted, -lineinfo among them
 # (it begins with -l, as libraries do).
-if "$simcc" -O2 -lineinfo --lineinfo -I"$root/grading" -o "$out/vecadd_li" vecadd.cu >"$out/lineinfo.err" 2>&1 &&
+if "$simcc" -O2 -lineinfo --lineinfo -I"$root/grading/include" -o "$out/vecadd_li" vecadd.cu >"$out/lineinfo.err" 2>&1 &&
    [ -x "$out/vecadd_li" ]; then
     t_pass "-lineinfo is accepted and ignored"
 else
@@ -128,7 +128,7 @@ fi
 # make bench's advanced GPU kernels (grading/bench/gpubench.cu: a fast reduction and a
 # register-tiled SGEMM) against the CPU at awkward sizes, in the simulator.
 bench_src=$root/grading/bench/gpubench.cu
-if "$simcc" -O2 -I"$root/grading" -o "$out/gpubench" "$bench_src" >"$out/gpubench.build" 2>&1; then
+if "$simcc" -O2 -I"$root/grading/include" -o "$out/gpubench" "$bench_src" >"$out/gpubench.build" 2>&1; then
     if timeout 120 "$out/gpubench" what=check >"$out/gpubench.out" 2>&1; then
         t_pass "gpubench what=check: $(grep -cE '^check (sum_fast|sgemm_reg) .* ok$' "$out/gpubench.out") kernel checks against the CPU"
     else
@@ -144,14 +144,14 @@ command -v "$nvcc" >/dev/null 2>&1 || { [ -x /usr/local/cuda/bin/nvcc ] && nvcc=
 if command -v "$nvcc" >/dev/null 2>&1; then
     for f in *.cu; do
         [ "$f" = lineerr.cu ] && continue
-        if "$nvcc" -arch=sm_75 -Wno-deprecated-gpu-targets -I"$root/grading" -c -o /dev/null "$f" >"$out/nvcc.log" 2>&1; then
+        if "$nvcc" -arch=sm_75 -Wno-deprecated-gpu-targets -I"$root/grading/include" -c -o /dev/null "$f" >"$out/nvcc.log" 2>&1; then
             t_pass "nvcc compiles $f"
         else
             t_fail "nvcc does not compile $f:"; head -10 "$out/nvcc.log" | sed 's/^/        /'
         fi
     done
     # CUB and cuBLAS too: the parts of gpubench.cu the simulator leaves out
-    if "$nvcc" -O3 -arch=sm_90 -Werror=all-warnings -I"$root/grading" -o "$out/gpubench-gpu" "$bench_src" -lcublas >"$out/nvcc.log" 2>&1; then
+    if "$nvcc" -O3 -arch=sm_90 -Werror=all-warnings -I"$root/grading/include" -o "$out/gpubench-gpu" "$bench_src" -lcublas >"$out/nvcc.log" 2>&1; then
         t_pass "nvcc compiles and links gpubench.cu (CUB, cuBLAS)"
     else
         t_fail "nvcc does not build gpubench.cu:"; head -10 "$out/nvcc.log" | sed 's/^/        /'

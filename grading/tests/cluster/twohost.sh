@@ -96,7 +96,7 @@ mkdir -p build/twohost
 for sol in solutions/03_mpi/task*.c; do
     id=$(basename "$sol" .c)
     exe=build/twohost/$id
-    mpicc -std=c11 -O2 -Igrading -o "$exe" "$sol" -lm || { t_fail "$sol does not build"; continue; }
+    mpicc -std=c11 -O2 -Igrading/include -o "$exe" "$sol" -lm || { t_fail "$sol does not build"; continue; }
     # the first configuration (grade --describe), less its ranks
     args=$(grading/bin/grade --describe --task "03_mpi/$id" | awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i } NR == 2 {
         n = split($c["config"], w, " "); for (i = 1; i <= n; i++) if (w[i] !~ /^ranks=/) printf "%s%s", (out++ ? " " : ""), w[i] }')
