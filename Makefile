@@ -19,12 +19,15 @@ GRADER_CFLAGS ?= -std=c11 -O2 -g -Wall -Wextra
 GRADER_LIBS := -ljansson -linih
 CORE_SRC := grading/src/util.c grading/src/runner.c grading/src/results.c grading/src/kinds.c \
             grading/src/meta.c grading/src/launchers.c grading/src/toolchain.c grading/src/grades.c \
-            grading/src/report.c grading/src/policy.c grading/src/grader.c grading/src/gen.c grading/src/progress.c
+            grading/src/report.c grading/src/policy.c grading/src/grader.c grading/src/gen.c grading/src/progress.c \
+            grading/src/sandbox.c
 CORE_HDR := $(wildcard grading/src/*.h)
 GRADE    := grading/bin/grade
 PRGEN    := grading/bin/prgen
 UNIT     := grading/bin/unit-tests
 CLASS_REPORT := grading/bin/class-report
+SANDBOX_INIT := grading/bin/sandbox-init
+SIMPP    := grading/bin/simpp
 DEPS     := bash grading/tools/deps.sh
 
 # A failing `make grade` typed by a person ends with the grader's own summary, not make's
@@ -50,10 +53,20 @@ GRADE_OPTS := $(if $(filter 1,$(V)),--verbose) $(if $(GRADESCOPE),--gradescope '
 
 all: $(GRADE) $(PRGEN) $(CLASS_REPORT)
 
-$(GRADE): grading/src/main.c $(CORE_SRC) $(CORE_HDR)
+# The grader comes with what its sandbox runs inside (sandbox-init) and the simulator's
+# pre-pass (simcc would build it on first use, which a read-only sandbox cannot).
+$(GRADE): grading/src/main.c $(CORE_SRC) $(CORE_HDR) | $(SANDBOX_INIT) $(SIMPP)
 	$(Q)$(DEPS) ensure grade
 	@mkdir -p grading/bin
 	$(Q)$(CC) $(GRADER_CFLAGS) -o $@ grading/src/main.c $(CORE_SRC) $(GRADER_LIBS)
+
+$(SANDBOX_INIT): grading/src/sandbox_init.c
+	@mkdir -p grading/bin
+	$(Q)$(CC) $(GRADER_CFLAGS) -o $@ grading/src/sandbox_init.c
+
+$(SIMPP): grading/sim/simpp.c
+	@mkdir -p grading/bin
+	$(Q)$(CC) -O2 -o $@ grading/sim/simpp.c
 
 $(CLASS_REPORT): grading/src/classreport.c $(CORE_SRC) $(CORE_HDR)
 	$(Q)$(DEPS) ensure grade

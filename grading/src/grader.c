@@ -35,9 +35,10 @@ static void show_command(const grade_context *ctx, const strlist *cmd, const str
 }
 
 /* Runs cmd in a fresh scratch folder (removed afterwards); a task's program (limits_for)
- * under the policy's process and memory limits. */
-static void run_limited(const grade_policy *policy, strlist *cmd, strlist *env, double timeout, size_t cap,
-                        const task_meta *limits_for, run_result *res)
+ * under the policy's process and memory limits; the learner's side (view not NULL, the
+ * sandbox active) in the sandbox, with view's paths and the scratch folder. */
+static void run_limited(const grade_context *ctx, strlist *cmd, strlist *env, double timeout, size_t cap,
+                        const task_meta *limits_for, const sandbox_view *view, run_result *res)
 {
     const char *tmp = getenv("TMPDIR");
     char *scratch = xasprintf("%s/pr-run-XXXXXX", tmp && *tmp ? tmp : "/tmp");
@@ -45,29 +46,72 @@ static void run_limited(const grade_policy *policy, strlist *cmd, strlist *env, 
         free(scratch);
         scratch = NULL;
     }
-    run_request req = { .argv = sl_argv(cmd), .env_extra = env ? sl_argv(env) : NULL, .cwd = scratch,
-                        .timeout = timeout, .kill_grace = POLICY_KILL_GRACE, .output_cap = cap };
+    strlist boxed = { 0 };
+    int in_sandbox = view && ctx->sandbox && ctx->sandbox->active;
+    if (in_sandbox) {
+        sandbox_view v = *view;
+        v.cwd = scratch;
+        sandbox_command(ctx->sandbox, &v, cmd, &boxed);
+    }
+    run_request req = { .argv = sl_argv(in_sandbox ? &boxed : cmd), .env_extra = env ? sl_argv(env) : NULL,
+                        .cwd = scratch, .timeout = timeout, .kill_grace = POLICY_KILL_GRACE, .output_cap = cap };
     if (limits_for)
-        policy_limit_program(policy, task_uses_cuda(limits_for), &req);
+        policy_limit_program(ctx->policy, task_uses_cuda(limits_for), &req);
     run_process(&req, res);
+    if (in_sandbox)
+        sandbox_take_status(res);
+    sl_free(&boxed);
     if (scratch) {
         remove_tree(scratch);
         free(scratch);
     }
 }
 
-static void run_in_scratch(strlist *cmd, strlist *env, double timeout, size_t cap, run_result *res)
+/* What a learner's build sees in the sandbox: its source's folder, pr.h's, the room's
+ * headers and (simulated CUDA) the simulator's, read-only; the executable's folder,
+ * writable.  The strings are new (view_free). */
+static void build_view(const grade_context *ctx, const task_meta *task, const char *source, const char *exe,
+                       sandbox_view *v)
 {
-    run_limited(NULL, cmd, env, timeout, cap, NULL, res);
+    memset(v, 0, sizeof *v);
+    char *src_dir = xstrdup(source), *exe_dir = xstrdup(exe);
+    *strrchr(src_dir, '/') = '\0';
+    *strrchr(exe_dir, '/') = '\0';
+    v->ro[0] = src_dir;
+    v->ro[1] = xstrdup(ctx->tc->include_dir);
+    v->ro[2] = xasprintf("%s/%s", ctx->root, task->room);
+    if (toolchain_mode(ctx->tc, task) == MODE_SIM) {
+        v->ro[3] = xasprintf("%s/sim", ctx->tc->grading_dir);
+        v->ro[4] = xasprintf("%s/bin/simpp", ctx->tc->grading_dir);
+    }
+    v->rw[0] = exe_dir;
+    v->gpu = task_uses_cuda(task) && toolchain_mode(ctx->tc, task) == MODE_NATIVE;
+}
+
+/* What a learner's program sees in the sandbox: itself, read-only (and the GPU natively). */
+static void run_view(const grade_context *ctx, const task_meta *task, const char *exe, sandbox_view *v)
+{
+    memset(v, 0, sizeof *v);
+    v->ro[0] = xstrdup(exe);
+    v->gpu = task_uses_cuda(task) && toolchain_mode(ctx->tc, task) == MODE_NATIVE;
+}
+
+static void view_free(sandbox_view *v)
+{
+    for (size_t i = 0; i < sizeof v->ro / sizeof v->ro[0]; i++)
+        free((char *)v->ro[i]);
+    for (size_t i = 0; i < sizeof v->rw / sizeof v->rw[0]; i++)
+        free((char *)v->rw[i]);
 }
 
 /* The exit status with which grading/sim/simcc says "this needs what the simulator lacks". */
 #define SIMCC_NOT_SIMULATED 77
 
-/* Compiles source into exe; returns NULL, or the reason it failed (new string).
- * *not_simulated is set when the CUDA simulator refused the program (a SKIP). */
+/* Compiles source into exe (the learner's: in the sandbox); returns NULL, or the reason it
+ * failed (new string).  *not_simulated is set when the CUDA simulator refused the program
+ * (a SKIP). */
 static char *build(const grade_context *ctx, const task_meta *task, const char *source, const char *exe,
-                   int *not_simulated)
+                   int learner, int *not_simulated)
 {
     *not_simulated = 0;
     if (!file_exists(source))
@@ -80,7 +124,11 @@ static char *build(const grade_context *ctx, const task_meta *task, const char *
     build_command(ctx->tc, task, source, exe, &cmd);
     show_command(ctx, &cmd, NULL);
     run_result res;
-    run_in_scratch(&cmd, NULL, policy_build_timeout(ctx->policy), POLICY_BUILD_OUTPUT_CAP, &res);
+    sandbox_view view;
+    build_view(ctx, task, source, exe, &view);
+    run_limited(ctx, &cmd, NULL, policy_build_timeout(ctx->policy), POLICY_BUILD_OUTPUT_CAP, NULL,
+                learner ? &view : NULL, &res);
+    view_free(&view);
     char *failure = NULL;
     if (res.outcome == RUN_EXITED && res.exit_code == SIMCC_NOT_SIMULATED &&
         toolchain_mode(ctx->tc, task) == MODE_SIM) {
@@ -143,7 +191,7 @@ static char *build_reference(const grade_context *ctx, const task_meta *task, co
     if (ctx->reuse_refs && up_to_date(ctx, task, exe, source))
         return NULL;
     char *tmp = xasprintf("%s.%ld.tmp", exe, (long)getpid());
-    char *failure = build(ctx, task, source, tmp, not_simulated);
+    char *failure = build(ctx, task, source, tmp, 0, not_simulated);
     if (!failure && rename(tmp, exe) != 0)
         failure = xasprintf("cannot rename %s to %s", tmp, exe);
     unlink(tmp);
@@ -422,7 +470,7 @@ static int build_both(const grade_context *ctx, const task_meta *task, const tas
         tr->status = ST_BUILD_ERROR;
         tr->message = xasprintf("the reference solution does not build (a bug in the workbook):\n%s", failure);
         free(failure);
-    } else if ((failure = build(ctx, task, f->task_src, f->task_exe, &not_simulated)) != NULL) {
+    } else if ((failure = build(ctx, task, f->task_src, f->task_exe, 1, &not_simulated)) != NULL) {
         /* A task using what the simulator lacks cannot run here: SKIP, not the learner's error. */
         tr->status = not_simulated ? ST_SKIP : ST_BUILD_ERROR;
         tr->message = not_simulated ? xasprintf("your task cannot run in the CUDA CPU simulator (%s): grade it "
@@ -451,7 +499,7 @@ static int run_reference(const grade_context *ctx, const task_meta *task, const 
     launch_command(ctx->tc, task, cfg, exe, &cmd, &env);
     show_command(ctx, &cmd, &env);
     run_result ref;
-    run_limited(ctx->policy, &cmd, &env, timeout, ctx->policy->output_cap, task, &ref);
+    run_limited(ctx, &cmd, &env, timeout, ctx->policy->output_cap, task, NULL, &ref);
     sl_free(&cmd);
     sl_free(&env);
     char parse_err[300] = "";
@@ -487,7 +535,10 @@ static const char *run_task_side(const grade_context *ctx, const task_meta *task
     launch_command(ctx->tc, task, cfg, exe, &cmd, &env);
     show_command(ctx, &cmd, &env);
     run_result res;
-    run_limited(ctx->policy, &cmd, &env, timeout, ctx->policy->output_cap, task, &res);
+    sandbox_view view;
+    run_view(ctx, task, exe, &view);
+    run_limited(ctx, &cmd, &env, timeout, ctx->policy->output_cap, task, &view, &res);
+    view_free(&view);
     rr->ran = res.outcome != RUN_INTERRUPTED;
     rr->seconds = res.seconds;
     rr->status = judge_run(&res, timeout, expected, task_uses_launcher(task), &rr->message);

@@ -8,6 +8,7 @@
 #include "policy.h"
 #include "results.h"
 #include "runner.h"
+#include "sandbox.h"
 #include "toolchain.h"
 
 typedef struct {
@@ -22,6 +23,8 @@ typedef struct {
     int verbose;             /* print every command the grader runs (make V=1) */
     int detect_untouched;    /* a task file still as generated is NOT_STARTED, neither built nor run
                               * (off for the maintainers' check that untouched tasks fail) */
+    const sandbox *sandbox;  /* the learner's side builds and runs in it when active (sandbox.h);
+                              * NULL: no sandbox */
 } grade_context;
 
 /* Grades one task into tr (index/total are for the progress display). */

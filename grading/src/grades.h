@@ -40,6 +40,7 @@ typedef struct {
     int ntasks;
     double seconds;
     const toolchain *tc;
+    const char *sandbox; /* sandbox_describe's: "on (bubblewrap 0.8.0)", "off (why)" */
 } grade_report;
 
 #endif

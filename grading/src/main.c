@@ -12,6 +12,7 @@
 #include "progress.h"
 #include "report.h"
 #include "runner.h"
+#include "sandbox.h"
 #include "toolchain.h"
 #include "util.h"
 
@@ -41,6 +42,8 @@ static void usage(FILE *f)
           "                       status is the launcher's.  --launcher: that launcher's name, the\n"
           "                       MPI and its version, and its command for R ranks, tab-separated\n"
           "                       (\"hydra<TAB>MPICH 4.0.2<TAB>mpiexec -n R\")\n"
+          "  --sandbox            whether the learner's builds and runs would be sandboxed here, and\n"
+          "                       why not (GRADE_SANDBOX=auto|on|off): exit 0 when they would be\n"
           "  --describe           what scripts need to know of the selected tasks, and exit: a\n"
           "                       header line, then one tab-separated line per run configuration\n"
           "                       (task source solution kind mpi cuda sim libs line config; sim: the\n"
@@ -234,7 +237,7 @@ typedef struct {
     const char *gradescope_path;
     const char *hint_level, *launch_ranks_text, *print_build;
     char **launch_cmd; /* what follows --, or NULL */
-    int werror, list_only, describe, show_launcher, quiet, verbose, show_progress, hint_all, hint_record;
+    int werror, list_only, describe, show_sandbox, show_launcher, quiet, verbose, show_progress, hint_all, hint_record;
 } options;
 
 /* Parses argv into opt (the defaults where an option is absent).  Returns GO_ON, 0 after
@@ -280,6 +283,8 @@ static int parse_options(int argc, char **argv, options *opt)
             opt->describe = 1;
         else if (strcmp(a, "--launcher") == 0)
             opt->show_launcher = 1;
+        else if (strcmp(a, "--sandbox") == 0)
+            opt->show_sandbox = 1;
         else if (strcmp(a, "--quiet") == 0)
             opt->quiet = 1;
         else if (strcmp(a, "--verbose") == 0)
@@ -341,8 +346,29 @@ static int print_launcher(const char *root)
     return 0;
 }
 
-/* The modes that need no workbook: --launch N -- PROG (which replaces this process) and
- * --launcher.  Returns GO_ON when neither was asked for, or the mode's exit status. */
+/* --sandbox: "on (bubblewrap 0.8.0)" or "off (why)".  Returns 0 when on, 1 when off, 2 when
+ * GRADE_SANDBOX is wrong or on without a sandbox (said on stderr). */
+static int print_sandbox(const char *root)
+{
+    toolchain tc;
+    toolchain_detect(&tc, root);
+    sandbox sb;
+    char *error = NULL;
+    int rc = sandbox_setup(&sb, &tc, &error);
+    if (rc != 0) {
+        fprintf(stderr, "grade: %s\n", error);
+        free(error);
+    } else {
+        printf("%s\n", sandbox_describe(&sb));
+    }
+    int active = sb.active;
+    sandbox_free(&sb);
+    toolchain_free(&tc);
+    return rc != 0 ? 2 : active ? 0 : 1;
+}
+
+/* The modes that need no workbook: --launch N -- PROG (which replaces this process),
+ * --launcher and --sandbox.  Returns GO_ON when none was asked for, or the mode's exit status. */
 static int launch_modes(const options *opt, const char *root)
 {
     if (opt->launch_ranks_text)
@@ -351,6 +377,8 @@ static int launch_modes(const options *opt, const char *root)
         return usage_error("%s", "-- comes only after --launch N (see grade --help)");
     if (opt->show_launcher)
         return print_launcher(root);
+    if (opt->show_sandbox)
+        return print_sandbox(root);
     return GO_ON;
 }
 
@@ -507,8 +535,9 @@ static void grade_all(const grade_context *ctx, const task_meta **selected, int 
     const toolchain *tc = ctx->tc;
     double start = now_seconds();
     if (!quiet)
-        printf("grading %d task%s (%d cores, MPI: %s, GPU: %s)\n", nselected, nselected == 1 ? "" : "s",
-               tc->cores, tc->mpi_version, tc->have_gpu ? tc->gpu_name : "none");
+        printf("grading %d task%s (%d cores, MPI: %s, GPU: %s, sandbox: %s)\n", nselected, nselected == 1 ? "" : "s",
+               tc->cores, tc->mpi_version, tc->have_gpu ? tc->gpu_name : "none",
+               ctx->sandbox ? sandbox_describe(ctx->sandbox) : "off");
     for (int i = 0; i < nselected && !runner_interrupted(); i++) {
         grade_task(ctx, selected[i], i + 1, nselected, &rep->tasks[i]);
         if (own_tasks)
@@ -619,13 +648,24 @@ static int grade_selected(const options *opt, const grade_policy *policy, const 
     toolchain tc;
     toolchain_detect(&tc, root);
     tc.werror = opt->werror;
+    sandbox sb;
+    char *sandbox_error = NULL;
+    if (sandbox_setup(&sb, &tc, &sandbox_error) != 0) {
+        fprintf(stderr, "grade: %s\n", sandbox_error);
+        free(sandbox_error);
+        sandbox_free(&sb);
+        toolchain_free(&tc);
+        free(build_dir), free(ref_dir), free(selected);
+        workbook_free(wb);
+        return 2;
+    }
     term_init(opt->quiet);
     grade_context ctx = { root, tasks_root, build_dir, &tc, policy, ref_dir, ref_dir != NULL, opt->verbose,
-                          !opt->expect };
+                          !opt->expect, &sb };
     /* The learner's own tasks: their grades, and the hints they opened, are remembered. */
     int own_tasks = !opt->expect && strcmp(tasks_root, root) == 0 && !opt->build_arg;
     char *progress_path = xasprintf("%s/progress.json", build_dir);
-    grade_report rep = { xmalloc((size_t)nselected * sizeof(task_report)), 0, 0, &tc };
+    grade_report rep = { xmalloc((size_t)nselected * sizeof(task_report)), 0, 0, &tc, sandbox_describe(&sb) };
     grade_all(&ctx, selected, nselected, opt->quiet, own_tasks, progress_path, &rep);
     write_reports(opt, &rep, wb, own_tasks, progress_path);
     free(progress_path);
@@ -637,6 +677,7 @@ static int grade_selected(const options *opt, const grade_policy *policy, const 
     free(selected);
     free(build_dir);
     free(ref_dir);
+    sandbox_free(&sb);
     toolchain_free(&tc);
     workbook_free(wb);
     return exit_code;

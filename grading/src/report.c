@@ -216,15 +216,17 @@ void term_summary(const grade_report *rep, const workbook *wb, const char *json_
 
 /* ---- JSON ------------------------------------------------------------------------ */
 
-static json_t *machine_json(const toolchain *tc)
+/* The machine: cores, MPI, what CUDA tasks run on, the compilers, and whether the learner's
+ * side ran in the sandbox ("on (bubblewrap 0.8.0)", "off (why)"). */
+static json_t *machine_json(const toolchain *tc, const char *sandbox)
 {
     /* the design's "none|sim|<gpu name>": what CUDA tasks run on */
     const char *cuda = tc->have_gpu && !tc->force_sim ? tc->gpu_name : tc->simcc ? run_mode_name(MODE_SIM) : "none";
     /* cuda_aware_mpi: asked of the MPI where CUDA tasks run on a GPU; null when it
      * could not be asked */
-    return json_pack("{s:i, s:s, s:s, s:o, s:s, s:b}", "cores", tc->cores, "mpi", tc->mpi_version, "cuda",
+    return json_pack("{s:i, s:s, s:s, s:o, s:s, s:b, s:s}", "cores", tc->cores, "mpi", tc->mpi_version, "cuda",
                      cuda, "cuda_aware_mpi", tc->cuda_aware < 0 ? json_null() : json_boolean(tc->cuda_aware),
-                     "cc", tc->cc, "nvcc", tc->have_nvcc);
+                     "cc", tc->cc, "nvcc", tc->have_nvcc, "sandbox", sandbox ? sandbox : "off");
 }
 
 static json_t *opt_string(const char *s)
@@ -268,7 +270,7 @@ int report_write_json(const grade_report *rep, const char *path)
     getrusage(RUSAGE_SELF, &usage); /* ru_maxrss: the grader's own peak memory, KiB on Linux */
     json_t *grader = json_pack("{s:I}", "max_rss_kib", (json_int_t)usage.ru_maxrss);
     json_t *root = json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:f}", "schema", "parallel-rooms/grade-report/1",
-                             "created", stamp, "machine", machine_json(rep->tc), "tasks", tasks, "summary",
+                             "created", stamp, "machine", machine_json(rep->tc, rep->sandbox), "tasks", tasks, "summary",
                              summary, "grader", grader, "seconds", rep->seconds);
     char *dir = xstrdup(path);
     char *slash = strrchr(dir, '/');

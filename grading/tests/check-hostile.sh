@@ -31,7 +31,11 @@ grade_hostile() {
     [ -e "$src" ] || { src=grading/tests/hostile/$name.cu; ext=cu; }
     local task=${TASK:-01_threads/task1} root=${ROOT:-.}
     mkdir -p "$work/${task%/*}"
-    cp "$src" "$work/$task.$ext"
+    # A program that includes a solution gets its text inlined: the learner's build runs in
+    # the sandbox, which does not show solutions/ (check-sandbox checks that it does not).
+    awk '/^#include "\.\.\/\.\.\/\.\.\/solutions\// { f = $2; gsub(/"/, "", f); sub(/^(\.\.\/)+/, "", f)
+                                                   while ((getline l < f) > 0) print l; next } { print }' \
+        "$src" > "$work/$task.$ext"
     local start end out status
     start=$(date +%s.%N)
     out=$("$GRADE" --root "$root" --task "$task" --tasks-from "$work" --quiet \
@@ -118,7 +122,8 @@ if command -v mpicc >/dev/null 2>&1 && command -v mpiexec >/dev/null 2>&1; then
     # MPI's PMI), one ignores -n.  No run of 2 or more ranks may pass, and the message
     # must say what is wrong.
     for launcher in lone-ranks one-rank; do
-        out=$(MPIEXEC=$PWD/grading/tests/mpi-smoke/$launcher "$GRADE" --root grading/tests/mpi-smoke \
+        # (the fake launchers live inside the workbook, which the sandbox never shows: off)
+        out=$(GRADE_SANDBOX=off MPIEXEC=$PWD/grading/tests/mpi-smoke/$launcher "$GRADE" --root grading/tests/mpi-smoke \
             --tasks-from grading/tests/mpi-smoke/solutions --quiet --build-dir "$work/$launcher" \
             --json "$work/$launcher.json" --junit "$work/$launcher.xml" 2>&1); rc=$?
         if [ $rc -ne 1 ]; then

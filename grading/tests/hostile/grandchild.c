@@ -22,7 +22,8 @@ static void leave_a_sleeper_behind(void)
 }
 
 #define main solution_main
-/* check-hostile.sh copies this file to build/hostile/01_threads/task1.c */
+/* check-hostile.sh copies this file to build/hostile/01_threads/task1.c, with the
+ * solution's text in place of the #include below (the sandbox shows no solutions/) */
 #include "../../../solutions/01_threads/task1.c"
 #undef main
 

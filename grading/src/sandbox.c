@@ -1,0 +1,320 @@
+/* sandbox.c -- bubblewrap around the learner's builds and runs (see sandbox.h). */
+#define _GNU_SOURCE
+#include "sandbox.h"
+
+#include "policy.h"
+
+#include <glob.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The system's folders, bound read-only (or, where they are links into /usr, linked). */
+static const char *const system_paths[] = { "/usr", "/etc", "/opt", "/bin", "/sbin", "/lib", "/lib64", "/lib32",
+                                            "/libx32", NULL };
+
+/* The marker sandbox-init writes on stderr before it ends. */
+static const char marker[] = "pr-sandbox: ";
+
+/* The path of a program named as on a command line (found on PATH, links not resolved), or
+ * NULL. */
+static char *find_program(const char *name)
+{
+    if (!name || !*name)
+        return NULL;
+    if (strchr(name, '/'))
+        return access(name, X_OK) == 0 ? xstrdup(name) : NULL;
+    const char *path = getenv("PATH");
+    if (!path)
+        return NULL;
+    char *copy = xstrdup(path), *save = NULL, *found = NULL;
+    for (char *dir = strtok_r(copy, ":", &save); dir && !found; dir = strtok_r(NULL, ":", &save)) {
+        char *candidate = xasprintf("%s/%s", *dir ? dir : ".", name);
+        if (access(candidate, X_OK) == 0)
+            found = candidate;
+        else
+            free(candidate);
+    }
+    free(copy);
+    return found;
+}
+
+/* 1 when a is b or a folder above it ("/a" and "/a/b"), 0 otherwise. */
+static int path_within(const char *inner, const char *outer)
+{
+    size_t n = strlen(outer);
+    while (n > 1 && outer[n - 1] == '/')
+        n--;
+    return strncmp(inner, outer, n) == 0 && (inner[n] == '\0' || inner[n] == '/');
+}
+
+/* Adds dir to the folders bound read-only, unless the system's binds already hold it or it
+ * would show the workbook (the solutions, the references): a folder that holds the
+ * workbook, or one inside it, is never bound. */
+static void add_extra(sandbox *sb, const toolchain *tc, const char *dir)
+{
+    char *real = realpath(dir, NULL);
+    if (!real)
+        return;
+    int skip = strcmp(real, "/") == 0 || (tc->root && (path_within(real, tc->root) || path_within(tc->root, real)));
+    for (int i = 0; !skip && system_paths[i]; i++)
+        skip = path_within(real, system_paths[i]);
+    for (int i = 0; !skip && i < sb->ro_extra.count; i++)
+        skip = path_within(real, sb->ro_extra.items[i]);
+    if (!skip)
+        sl_push(&sb->ro_extra, real);
+    free(real);
+}
+
+/* The tools' folders outside the system's (an MPI module in /apps/mpich/4.1: its bin/ and
+ * that folder's parent, for lib/ and share/; a wrapper in ~/bin: ~/bin, and where its link
+ * points), LD_LIBRARY_PATH's folders, and GRADE_SANDBOX_BIND's. */
+static void find_extras(sandbox *sb, const toolchain *tc)
+{
+    const char *tools[] = { tc->cc, tc->mpicc, tc->mpicxx, tc->mpiexec, tc->nvcc };
+    for (size_t i = 0; i < sizeof tools / sizeof tools[0]; i++) {
+        char *found = find_program(tools[i]);
+        if (!found)
+            continue;
+        char *real = realpath(found, NULL);
+        char *slash = strrchr(found, '/');
+        if (slash && slash != found) {
+            *slash = '\0';
+            add_extra(sb, tc, found); /* the folder the tool was found in */
+        }
+        if (real && (slash = strrchr(real, '/')) != NULL && slash != real) {
+            *slash = '\0';
+            add_extra(sb, tc, real); /* where it really is */
+            if ((slash = strrchr(real, '/')) != NULL && slash != real) {
+                *slash = '\0';
+                add_extra(sb, tc, real); /* and its installation (bin/'s parent) */
+            }
+        }
+        free(found), free(real);
+    }
+    const char *lists[] = { getenv("LD_LIBRARY_PATH"), getenv("GRADE_SANDBOX_BIND") };
+    for (size_t l = 0; l < 2; l++) {
+        if (!lists[l])
+            continue;
+        char *copy = xstrdup(lists[l]), *save = NULL;
+        for (char *dir = strtok_r(copy, ":", &save); dir; dir = strtok_r(NULL, ":", &save))
+            if (*dir)
+                add_extra(sb, tc, dir);
+        free(copy);
+    }
+}
+
+static void push2(strlist *l, const char *a, const char *b)
+{
+    sl_push(l, a);
+    sl_push(l, b);
+}
+
+static void push3(strlist *l, const char *a, const char *b, const char *c)
+{
+    sl_push(l, a);
+    sl_push(l, b);
+    sl_push(l, c);
+}
+
+void sandbox_command(const sandbox *sb, const sandbox_view *view, const strlist *cmd, strlist *out)
+{
+    sl_push(out, sb->bwrap);
+    if (sb->as_nobody) {
+        sl_push(out, "--unshare-user");
+        push2(out, "--uid", "65534");
+        push2(out, "--gid", "65534");
+    } else {
+        push2(out, "--cap-drop", "ALL"); /* root without a user namespace: no capability left */
+    }
+    const char *unshare[] = { "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
+                              "--unshare-cgroup-try", "--die-with-parent" };
+    for (size_t i = 0; i < sizeof unshare / sizeof unshare[0]; i++)
+        sl_push(out, unshare[i]);
+    for (int i = 0; system_paths[i]; i++) {
+        struct stat st;
+        if (lstat(system_paths[i], &st) != 0)
+            continue;
+        if (S_ISLNK(st.st_mode)) {
+            char target[PATH_MAX];
+            ssize_t n = readlink(system_paths[i], target, sizeof target - 1);
+            if (n > 0) {
+                target[n] = '\0';
+                push3(out, "--symlink", target, system_paths[i]);
+            }
+        } else if (S_ISDIR(st.st_mode)) {
+            push3(out, "--ro-bind", system_paths[i], system_paths[i]);
+        }
+    }
+    push3(out, "--ro-bind-try", "/sys", "/sys"); /* CPU topology (hwloc, OpenMP), the GPU's PCI data */
+    for (int i = 0; i < sb->ro_extra.count; i++)
+        push3(out, "--ro-bind-try", sb->ro_extra.items[i], sb->ro_extra.items[i]);
+    push2(out, "--dev", "/dev");
+    push2(out, "--proc", "/proc");
+    push2(out, "--tmpfs", "/tmp");
+    if (view->gpu) {
+        glob_t g;
+        if (glob("/dev/nvidia*", 0, NULL, &g) == 0) {
+            for (size_t i = 0; i < g.gl_pathc; i++)
+                push3(out, "--dev-bind-try", g.gl_pathv[i], g.gl_pathv[i]);
+            globfree(&g);
+        }
+        push3(out, "--ro-bind-try", "/proc/driver/nvidia", "/proc/driver/nvidia");
+    }
+    push3(out, "--ro-bind", sb->init, sb->init);
+    for (size_t i = 0; i < sizeof view->ro / sizeof view->ro[0]; i++)
+        if (view->ro[i])
+            push3(out, "--ro-bind", view->ro[i], view->ro[i]);
+    for (size_t i = 0; i < sizeof view->rw / sizeof view->rw[0]; i++)
+        if (view->rw[i])
+            push3(out, "--bind", view->rw[i], view->rw[i]);
+    if (view->cwd)
+        push3(out, "--bind", view->cwd, view->cwd);
+    push2(out, "--remount-ro", "/");
+    push2(out, "--chdir", view->cwd ? view->cwd : "/tmp");
+    push3(out, "--setenv", "HOME", "/tmp");
+    push3(out, "--setenv", "TMPDIR", "/tmp");
+    sl_push(out, "--");
+    sl_push(out, sb->init);
+    for (int i = 0; i < cmd->count; i++)
+        sl_push(out, cmd->items[i]);
+}
+
+/* One sandboxed `true`: 1 when it ran, else 0 with *why (a new string: bwrap's first line). */
+static int sandbox_works(const sandbox *sb, char **why)
+{
+    strlist cmd = { 0 }, argv = { 0 };
+    sl_push(&cmd, "true");
+    sandbox_view view = { 0 };
+    sandbox_command(sb, &view, &cmd, &argv);
+    run_request req = { .argv = sl_argv(&argv), .timeout = 20.0, .kill_grace = POLICY_KILL_GRACE,
+                        .output_cap = 64 * 1024 };
+    run_result res;
+    run_process(&req, &res);
+    int ok = res.outcome == RUN_EXITED && res.exit_code == 0;
+    if (!ok) {
+        char *line = first_lines(res.err_len ? res.err : res.out, 1, 200);
+        line[strcspn(line, "\n")] = '\0';
+        *why = res.outcome == RUN_EXITED ? xasprintf("bwrap cannot make a sandbox here: %s", *line ? line : "no reason given")
+                                         : xasprintf("bwrap did not finish a test run (%s)", line);
+        free(line);
+    }
+    run_result_free(&res);
+    sl_free(&cmd), sl_free(&argv);
+    return ok;
+}
+
+/* bwrap --version's line ("bubblewrap 0.8.0"), or NULL. */
+static char *bwrap_version(const char *bwrap)
+{
+    char *argv[] = { (char *)bwrap, "--version", NULL };
+    char *text = program_output(argv);
+    if (!text)
+        return NULL;
+    text[strcspn(text, "\n")] = '\0';
+    return text;
+}
+
+int sandbox_setup(sandbox *sb, const toolchain *tc, char **error)
+{
+    memset(sb, 0, sizeof *sb);
+    *error = NULL;
+    const char *setting = getenv("GRADE_SANDBOX");
+    if (!setting || !*setting || strcmp(setting, "auto") == 0)
+        sb->asked = SANDBOX_AUTO;
+    else if (strcmp(setting, "on") == 0)
+        sb->asked = SANDBOX_ON;
+    else if (strcmp(setting, "off") == 0)
+        sb->asked = SANDBOX_OFF;
+    else {
+        *error = xasprintf("GRADE_SANDBOX=%s: must be auto, on or off (make grade SANDBOX=on|off)", setting);
+        return -1;
+    }
+    if (sb->asked == SANDBOX_OFF) {
+        sb->why_not = xstrdup("SANDBOX=off");
+        return 0;
+    }
+    sb->init = xasprintf("%s/bin/sandbox-init", tc->grading_dir);
+    sb->bwrap = find_program("bwrap");
+    if (!sb->bwrap)
+        sb->why_not = xstrdup("bwrap not found: make deps installs bubblewrap");
+    else if (access(sb->init, X_OK) != 0)
+        sb->why_not = xasprintf("%s not built: run make", sb->init);
+    if (!sb->why_not) {
+        find_extras(sb, tc);
+        sb->version = bwrap_version(sb->bwrap);
+        char *why_nobody = NULL, *why_root = NULL;
+        sb->as_nobody = 1;
+        if (sandbox_works(sb, &why_nobody)) {
+            sb->active = 1;
+        } else if (geteuid() == 0) {
+            /* root where user namespaces are forbidden: a mount namespace, no capabilities */
+            sb->as_nobody = 0;
+            if (sandbox_works(sb, &why_root))
+                sb->active = 1;
+        }
+        if (!sb->active)
+            sb->why_not = xasprintf("%s (user namespaces may be off: see README.md, \"Grading in a sandbox\")",
+                                    why_nobody);
+        free(why_nobody), free(why_root);
+    }
+    if (!sb->active && sb->asked == SANDBOX_ON) {
+        *error = xasprintf("SANDBOX=on, but no sandbox can be had here: %s", sb->why_not);
+        return -1;
+    }
+    return 0;
+}
+
+void sandbox_free(sandbox *sb)
+{
+    free(sb->bwrap), free(sb->version), free(sb->init), free(sb->why_not);
+    sl_free(&sb->ro_extra);
+    memset(sb, 0, sizeof *sb);
+}
+
+const char *sandbox_describe(const sandbox *sb)
+{
+    static char text[400];
+    if (sb->active)
+        snprintf(text, sizeof text, "on (%s%s)", sb->version ? sb->version : "bwrap",
+                 sb->as_nobody ? "" : ", as root without capabilities");
+    else
+        snprintf(text, sizeof text, "off (%s)", sb->why_not ? sb->why_not : "not asked for");
+    return text;
+}
+
+/* The last line of text[0, len) when it is sandbox-init's: its start, else NULL. */
+static char *last_marker(char *text, size_t len)
+{
+    if (len < sizeof marker || text[len - 1] != '\n')
+        return NULL;
+    char *start = text + len - 1;
+    while (start > text && start[-1] != '\n')
+        start--;
+    return strncmp(start, marker, sizeof marker - 1) == 0 ? start : NULL;
+}
+
+void sandbox_take_status(run_result *res)
+{
+    char *line;
+    int taken = 0;
+    while (res->err && (line = last_marker(res->err, res->err_len)) != NULL) {
+        int n;
+        if (sscanf(line + sizeof marker - 1, "signal %d", &n) == 1 && res->outcome == RUN_EXITED) {
+            res->outcome = RUN_SIGNALED;
+            res->signal = n;
+        } else if (sscanf(line + sizeof marker - 1, "%d left running", &n) == 1) {
+            res->leftovers += n;
+        }
+        res->err_len = (size_t)(line - res->err);
+        taken = 1;
+    }
+    /* sandbox-init starts its lines with a "\n" of its own (the program's last line may lack one) */
+    if (taken && res->err_len > 0 && res->err[res->err_len - 1] == '\n')
+        res->err_len--;
+    if (taken)
+        res->err[res->err_len] = '\0';
+}
