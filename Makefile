@@ -4,7 +4,8 @@
 #   make test                                      the maintainers' checks
 #
 # Variables: ROOM, TASK, CC, MPICC, MPIEXEC, MPIEXEC_FLAGS, NVCC, CUDA_ARCH,
-# GRADE_TIMEOUT_SCALE (multiplies every timeout), NO_COLOR, V=1 (echo commands).
+# GRADE_TIMEOUT_SCALE (multiplies every timeout), NO_COLOR, V=1 (echo commands),
+# SANDBOX=auto|on|off (the learner's builds and runs in bubblewrap: auto by default).
 
 SHELL := /bin/bash
 # The checks share build/bin: never run them side by side.
@@ -47,7 +48,7 @@ GRADE_FILTER := $(if $(ROOM),--room $(ROOM)) $(if $(TASK),--task $(TASK))
 # V=1: the grader prints every command it runs; GRADESCOPE=path: also Gradescope's results.json.
 GRADE_OPTS := $(if $(filter 1,$(V)),--verbose) $(if $(GRADESCOPE),--gradescope '$(GRADESCOPE)')
 
-.PHONY: all list grade test unit-test check-dictation check-generated check-solutions check-tasks check-hostile check-sim check-gpu test-cluster test-openmpi check-class check-class-html check-deps check-bench check-shell check-grade-cli sanitize sanitize-gpu gpu-session \
+.PHONY: all list grade test unit-test check-dictation check-generated check-solutions check-tasks check-hostile check-sim check-gpu test-cluster test-openmpi check-class check-class-html check-deps check-bench check-shell check-grade-cli check-sandbox sanitize sanitize-gpu gpu-session \
         check-learner-loop stress fuzz check-data-safety \
         pristine generate doctor deps hint reset grade-class progress watch diff bench clean help
 
@@ -85,14 +86,14 @@ $(UNIT): grading/tests/unit_tests.c $(CORE_SRC) $(CORE_HDR)
 ## grade: build and grade your tasks (ROOM=01 or TASK=01_threads/task2 to narrow it;
 ##        HOSTS=a,b or HOSTFILE=f to spread MPI ranks over machines without Slurm)
 grade: $(GRADE)
-	$(Q)$(if $(HOSTS),GRADE_HOSTS='$(HOSTS)') $(if $(HOSTFILE),GRADE_HOSTFILE='$(HOSTFILE)') $(GRADE) $(GRADE_FILTER) $(GRADE_OPTS) \
+	$(Q)$(if $(HOSTS),GRADE_HOSTS='$(HOSTS)') $(if $(HOSTFILE),GRADE_HOSTFILE='$(HOSTFILE)') $(if $(SANDBOX),GRADE_SANDBOX='$(SANDBOX)') $(GRADE) $(GRADE_FILTER) $(GRADE_OPTS) \
 	    || $(QUIET_FAILURE)
 
 ## test: the maintainers' checks: unit tests, generated tasks, solutions PASS, untouched tasks FAIL
 test:
 	$(Q)$(DEPS) ensure test
 	$(Q)$(MAKE) --no-print-directory unit-test check-sim check-generated check-solutions check-tasks check-hostile \
-	    check-dictation check-class check-learner-loop check-data-safety check-deps check-bench check-gpu check-shell check-grade-cli
+	    check-dictation check-class check-learner-loop check-data-safety check-deps check-bench check-gpu check-shell check-grade-cli check-sandbox
 	@echo "make test: all checks passed"
 
 unit-test: $(UNIT)
@@ -158,6 +159,10 @@ check-bench:
 ## check-grade-cli: what grade --describe, --print-build and --launch tell scripts is what the grader does
 check-grade-cli: $(GRADE)
 	$(Q)bash grading/tests/check-grade-cli.sh
+
+## check-sandbox: cheating and sabotaging submissions get no PASS, and change nothing for the others
+check-sandbox: $(GRADE) $(CLASS_REPORT)
+	$(Q)bash grading/tests/check-sandbox.sh
 
 ## check-shell: shellcheck over every shell script (found by git ls-files and their #! line)
 check-shell:
@@ -239,8 +244,8 @@ list: $(GRADE)
 ## grade-class: make grade-class SUBMISSIONS=folder [JOBS=n] [ROOM=..]: grade every student's checkout
 ##               (folder, .tar.gz or .zip) in a clean tree: class.csv, summary.html under build/class
 grade-class: $(GRADE) $(CLASS_REPORT)
-	$(Q)$(DEPS) ensure class
-	$(Q)ROOM="$(ROOM)" TASK="$(TASK)" JOBS="$(JOBS)" bash grading/tools/grade-class.sh "$(SUBMISSIONS)"
+	$(Q)SANDBOX="$(SANDBOX)" $(DEPS) ensure class
+	$(Q)ROOM="$(ROOM)" TASK="$(TASK)" JOBS="$(JOBS)" SANDBOX="$(SANDBOX)" bash grading/tools/grade-class.sh "$(SUBMISSIONS)"
 
 ## progress: your rooms escaped, tasks passed and the next task (from your grading runs)
 progress: $(GRADE)

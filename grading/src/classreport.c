@@ -38,6 +38,7 @@ typedef struct {
     char **notes;    /* per workbook task: the first line of its message, or NULL */
     int *hints;      /* per workbook task: hint rungs opened (make hint), -1 when unknown */
     int graded;      /* workbook tasks the report has */
+    int unsandboxed; /* the report's machine.sandbox says "off": its programs ran outside the sandbox */
     int passed;      /* of those, how many PASS */
 } student;
 
@@ -49,6 +50,7 @@ typedef struct {
     student *students;        /* sorted by name */
     int nstudents;
     int ngraded;              /* students with a readable report */
+    int nunsandboxed;         /* of those, graded without the sandbox (SANDBOX=off) */
 } class_summary;
 
 /* ---- text helpers ------------------------------------------------------------------ */
@@ -214,6 +216,8 @@ static char *read_report_json(const class_summary *cls, student *st, json_t *roo
     json_t *tasks = json_object_get(root, "tasks");
     if (!json_is_array(tasks))
         return xstrdup("no \"tasks\" array");
+    const char *sandbox = json_string_value(json_object_get(json_object_get(root, "machine"), "sandbox"));
+    st->unsandboxed = !sandbox || strncmp(sandbox, "on", 2) != 0;
     size_t i;
     json_t *task;
     json_array_foreach(tasks, i, task) {
@@ -311,11 +315,12 @@ static int load_class(class_summary *cls, const char *dir)
         return -1;
     cls->nstudents = names.count;
     cls->students = xmalloc((size_t)names.count * sizeof *cls->students);
-    cls->ngraded = 0;
+    cls->ngraded = cls->nunsandboxed = 0;
     for (int s = 0; s < names.count; s++) {
         student_init(&cls->students[s], names.items[s], cls->ntasks);
         read_student(cls, &cls->students[s], dir);
         cls->ngraded += cls->students[s].error == NULL;
+        cls->nunsandboxed += cls->students[s].error == NULL && cls->students[s].unsandboxed;
     }
     sl_free(&names);
     return 0;
@@ -528,6 +533,7 @@ static const char page_style[] =
     "h1{font-size:24px;margin:0 0 4px}h2{font-size:18px;margin:32px 0 8px;border-bottom:1px solid #d0d7de;"
     "padding-bottom:4px}\n"
     ".meta{color:#57606a;margin:0 0 8px}.muted{color:#57606a}\n"
+    ".warn{background:#fff8c5;border:1px solid #d4a72c;padding:6px 10px}\n"
     "table{border-collapse:collapse}td,th{padding:3px 8px;text-align:left;vertical-align:middle}\n"
     ".cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(420px,1fr));gap:14px}\n"
     ".card{border:1px solid #d0d7de;border-radius:8px;padding:10px 14px}\n"
@@ -569,6 +575,11 @@ static void html_head(FILE *f, const class_summary *cls, const char *title, cons
                "%d rooms, %d tasks &middot; generated %s</p>\n",
             cls->nstudents, cls->nstudents == 1 ? "" : "s", cls->ngraded, cls->nstudents - cls->ngraded,
             cls->wb->nrooms, cls->ntasks, date);
+    if (cls->nunsandboxed > 0)
+        fprintf(f, "<p class=\"warn\">%d of the graded students' programs ran without the sandbox (SANDBOX=off, "
+                   "or a grader without one): their code could read the solutions and the references, and "
+                   "change what other students were graded against.</p>\n",
+                cls->nunsandboxed);
 }
 
 /* A bar with "part / whole" and the percentage beside it, as table cells. */

@@ -261,6 +261,10 @@ int sandbox_setup(sandbox *sb, const toolchain *tc, char **error)
                                     why_nobody);
         free(why_nobody), free(why_root);
     }
+    if (sb->active && tc->launcher && strcmp(tc->launcher->name, "srun") == 0)
+        sb->mpi_outside = xstrdup("MPI runs through srun are not: Slurm starts the ranks");
+    else if (sb->active && (tc->hosts || tc->hostfile))
+        sb->mpi_outside = xstrdup("MPI runs on other hosts are not: they need the network");
     if (!sb->active && sb->asked == SANDBOX_ON) {
         *error = xasprintf("SANDBOX=on, but no sandbox can be had here: %s", sb->why_not);
         return -1;
@@ -270,7 +274,7 @@ int sandbox_setup(sandbox *sb, const toolchain *tc, char **error)
 
 void sandbox_free(sandbox *sb)
 {
-    free(sb->bwrap), free(sb->version), free(sb->init), free(sb->why_not);
+    free(sb->bwrap), free(sb->version), free(sb->init), free(sb->why_not), free(sb->mpi_outside);
     sl_free(&sb->ro_extra);
     memset(sb, 0, sizeof *sb);
 }
@@ -279,8 +283,9 @@ const char *sandbox_describe(const sandbox *sb)
 {
     static char text[400];
     if (sb->active)
-        snprintf(text, sizeof text, "on (%s%s)", sb->version ? sb->version : "bwrap",
-                 sb->as_nobody ? "" : ", as root without capabilities");
+        snprintf(text, sizeof text, "on (%s%s%s%s)", sb->version ? sb->version : "bwrap",
+                 sb->as_nobody ? "" : ", as root without capabilities", sb->mpi_outside ? "; " : "",
+                 sb->mpi_outside ? sb->mpi_outside : "");
     else
         snprintf(text, sizeof text, "off (%s)", sb->why_not ? sb->why_not : "not asked for");
     return text;

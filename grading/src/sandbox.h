@@ -20,6 +20,10 @@
  * left running and says so on stderr ("pr-sandbox: N left running", "pr-sandbox: signal
  * S"): sandbox_take_status turns those lines back into the run's result.
  *
+ * Under srun, or with GRADE_HOSTS / GRADE_HOSTFILE, MPI tasks' ranks start outside the
+ * sandbox (Slurm starts them; ssh needs the network): their builds stay inside, their
+ * runs do not, and sandbox_describe says so.
+ *
  * GRADE_SANDBOX (make grade SANDBOX=...): auto (the default: on where bwrap works here,
  * off with the reason otherwise), on (grading stops when it cannot be had; class grading
  * asks for this), off. */
@@ -41,6 +45,8 @@ typedef struct {
     int as_nobody;         /* in a user namespace as nobody (else: root without capabilities) */
     char *why_not;         /* !active: why (a new string) */
     strlist ro_extra;      /* folders bound read-only besides the system's */
+    char *mpi_outside;     /* why MPI tasks' runs are not sandboxed (their ranks are started by
+                            * Slurm's srun, or on other hosts: both need the network), or NULL */
 } sandbox;
 
 /* What one build or run sees besides the system: read-only and writable paths (each bound

@@ -42,6 +42,8 @@ check_grade() {
         "$CC" -fopenmp "$tmp/o.c" -o "$tmp/o" >/dev/null 2>&1 || need libgomp1 "OpenMP support for $CC (libgomp)"
         rm -rf "$tmp"
     fi
+    # The sandbox for the learner's builds and runs: make grade does without it, and says so.
+    command -v bwrap >/dev/null 2>&1 || want bubblewrap "bubblewrap (make grade builds and runs your tasks in a sandbox with it)"
 }
 
 check_test() {
@@ -56,11 +58,17 @@ check_test() {
     # The maintainers' checks grade the MPI rooms too: a SKIP there would check nothing.
     { command -v mpicc && command -v mpiexec; } >/dev/null 2>&1 || need "mpich libmpich-dev" "MPI (MPICH: mpicc, mpiexec) for the MPI rooms"
     command -v shellcheck >/dev/null 2>&1 || need shellcheck "shellcheck (make check-shell lints the workbook's scripts)"
+    command -v bwrap >/dev/null 2>&1 || need bubblewrap "bubblewrap (check-sandbox grades cheating submissions in the sandbox)"
+    command -v python3 >/dev/null 2>&1 || need python3 "python3 (check-sandbox's network cheat talks to a small server)"
 }
 
 check_class() {
     check_grade
     command -v unzip >/dev/null 2>&1 || need unzip "unzip (class grading reads .zip submissions)"
+    # Class grading runs every student's code in the sandbox, unless SANDBOX=off.
+    if [ "${SANDBOX:-}" != off ]; then
+        command -v bwrap >/dev/null 2>&1 || need bubblewrap "bubblewrap (class grading's sandbox; SANDBOX=off grades without it)"
+    fi
 }
 
 check_all() {

@@ -45,6 +45,16 @@ archer=$(existing /usr/lib/llvm-*/lib/libarcher.so | tail -n1)
 row "Archer (OpenMP TSan)" "${archer:-not found (optional: libomp-dev)}"
 if command -v valgrind >/dev/null 2>&1; then row "valgrind" "$(valgrind --version)"; else row "valgrind" "not installed (optional)"; fi
 
+echo "Sandbox (your builds and runs: make grade SANDBOX=auto|on|off)"
+top=$(cd "$(dirname "$0")/../.." && pwd)
+if [ -x "$top/grading/bin/grade" ] && [ -x "$top/grading/bin/sandbox-init" ]; then
+    row "sandbox" "$("$top/grading/bin/grade" --root "$top" --sandbox 2>&1 | first)"
+elif command -v bwrap >/dev/null 2>&1; then
+    row "sandbox" "bwrap is here (make all, then make doctor again: whether it works)"
+else
+    row "sandbox" "off: bwrap not found (make deps installs bubblewrap; class grading needs it)"
+fi
+
 echo "MPI (rooms 03, 05, 06)"
 if command -v "$MPICC" >/dev/null 2>&1 && command -v "$MPIEXEC" >/dev/null 2>&1; then
     # Which MPI, and how the grader starts its ranks: the grader's launchers table answers

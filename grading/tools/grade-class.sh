@@ -10,13 +10,15 @@
 # are graded side by side (JOBS at a time), sharing one set of reference builds.
 #
 # Environment: JOBS (default: half the cores, at least 1), ROOM / TASK (grade
-# only those), CLASS_OUT (default build/class), GRADE_TIMEOUT_SCALE as usual.
+# only those), CLASS_OUT (default build/class), GRADE_TIMEOUT_SCALE as usual,
+# SANDBOX=off (grade without the sandbox: said in every report and the summary).
 # Output under CLASS_OUT: students/NAME/{grade-report.json, grade-report.xml,
 # grade.log, progress.json when the checkout had one} or students/NAME/error.txt,
 # class.csv, hints.csv and summary.html.
 #
-# Not a security sandbox: a submission's programs run as the user running this.
-# Grade a class as an unprivileged user, in a container or VM (README).
+# Each student's builds and programs run in the grader's sandbox (bubblewrap: no
+# solutions, no references, no other students, no network); without one this stops,
+# unless SANDBOX=off.  The sandbox is no defence against kernel exploits (README).
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 root=$PWD
@@ -42,6 +44,20 @@ if [ -n "${ROOM:-}" ] && [ ! -f "$ROOM/tasks.ini" ] && ! compgen -G "${ROOM}_*/t
     exit 2
 fi
 [ -z "${TASK:-}" ] || resolve_task "$TASK" >/dev/null || exit 2
+
+# The sandbox: required, unless the instructor says SANDBOX=off.
+case "${SANDBOX:-on}" in
+    off) export GRADE_SANDBOX=off
+         echo "grade-class: SANDBOX=off: students' programs run without the sandbox (every report says so)" ;;
+    on|auto|"")
+         export GRADE_SANDBOX=on
+         sandbox=$(grading/bin/grade --root "$root" --sandbox 2>&1) ||
+             die "no sandbox here: ${sandbox#grade: }
+  Class grading runs each student's code in a sandbox, so that it cannot read the solutions or
+  change what the others are graded against. Install bubblewrap (make deps, as root) and allow
+  user namespaces (README: \"Grading in a sandbox\"), or grade without it: SANDBOX=off" ;;
+    *) die "SANDBOX=$SANDBOX: on (the default) or off" ;;
+esac
 
 # The workbook's task files, as NN_room/taskK.ext.
 mapfile -t task_files < <(list_solutions | sed 's|^solutions/||')
