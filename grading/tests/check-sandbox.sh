@@ -166,7 +166,7 @@ EOF
 printf '#include "%s/students/c-solved/tree/01_threads/task1.c"\n' "$out" > "$subs/b-copier/01_threads/task1.c"
 CLASS_OUT=$out ROOM=01 JOBS=1 make --no-print-directory grade-class SUBMISSIONS="$subs" > "$tmp/class.log" 2>&1
 rc=$?
-[ $rc -eq 0 ] && t_pass || t_fail "make grade-class exited $rc: $(tail -5 "$tmp/class.log")"
+if [ $rc -eq 0 ]; then t_pass; else t_fail "make grade-class exited $rc: $(tail -5 "$tmp/class.log")"; fi
 student_status() {  # NAME TASK
     awk -v t="\"$2\"" '$0 ~ "\"id\": " t { f = 1 } f && /"status":/ { gsub(/[",]/, "", $2); print $2; exit }' \
         "$out/students/$1/grade-report.json" 2>/dev/null
@@ -176,7 +176,8 @@ case "$got" in FAIL|BUILD_ERROR) t_pass "the saboteur -> $got" ;; *) t_fail "the
 got=$(student_status b-copier 01_threads/task1)
 case "$got" in FAIL|BUILD_ERROR) t_pass "the copier (includes another student's file) -> $got" ;; *) t_fail "the copier's task1: '$got'" ;; esac
 bad=0
-for t in $(cd solutions && ls 01_threads/task*.c | sed 's/\.c$//'); do
+for f in solutions/01_threads/task*.c; do
+    t=${f#solutions/}; t=${t%.c}
     got=$(student_status c-solved "$t")
     [ "$got" = PASS ] || { t_fail "the solved student graded after the saboteur: $t is '$got'"; bad=1; }
 done
