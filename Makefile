@@ -84,7 +84,8 @@ $(UNIT): grading/tests/unit_tests.c $(CORE_SRC) $(CORE_HDR)
 	$(Q)$(CC) $(GRADER_CFLAGS) -Igrading/src -o $@ grading/tests/unit_tests.c $(CORE_SRC) $(GRADER_LIBS) -lcunit
 
 ## grade: build and grade your tasks (ROOM=01 or TASK=01_threads/task2 to narrow it;
-##        HOSTS=a,b or HOSTFILE=f to spread MPI ranks over machines without Slurm)
+##        HOSTS=a,b or HOSTFILE=f to spread MPI ranks over machines without Slurm;
+##        SANDBOX=off|on: without or only with the sandbox, default auto)
 grade: $(GRADE)
 	$(Q)$(if $(HOSTS),GRADE_HOSTS='$(HOSTS)') $(if $(HOSTFILE),GRADE_HOSTFILE='$(HOSTFILE)') $(if $(SANDBOX),GRADE_SANDBOX='$(SANDBOX)') $(GRADE) $(GRADE_FILTER) $(GRADE_OPTS) \
 	    || $(QUIET_FAILURE)

@@ -16,6 +16,7 @@
 #include "policy.h"
 #include "progress.h"
 #include "report.h"
+#include "sandbox.h"
 #include "toolchain.h"
 
 #include <jansson.h>
@@ -1493,6 +1494,114 @@ static void test_toolchain_cuda_aware_probe(void)
     toolchain_free(&tc);
 }
 
+/* ---- sandbox ----------------------------------------------------------------------- */
+
+/* sandbox-init's closing lines come off stderr and into the result; anything else stays. */
+static void take(const char *err, run_outcome outcome, int code, run_result *res)
+{
+    memset(res, 0, sizeof *res);
+    res->outcome = outcome;
+    res->exit_code = code;
+    res->err = xstrdup(err);
+    res->err_len = strlen(err);
+    res->out = xstrdup("");
+    sandbox_take_status(res);
+}
+
+static void test_sandbox_take_status(void)
+{
+    run_result r;
+    take("oops\n\npr-sandbox: 2 left running\npr-sandbox: signal 11\n", RUN_EXITED, 139, &r);
+    CU_ASSERT_EQUAL(r.outcome, RUN_SIGNALED);
+    CU_ASSERT_EQUAL(r.signal, 11);
+    CU_ASSERT_EQUAL(r.leftovers, 2);
+    CU_ASSERT_STRING_EQUAL(r.err, "oops\n");
+    CU_ASSERT_EQUAL(r.err_len, 5);
+    run_result_free(&r);
+    /* a last line without its newline keeps it unwritten */
+    take("half a line\npr-sandbox: signal 6\n", RUN_EXITED, 134, &r);
+    CU_ASSERT_EQUAL(r.outcome, RUN_SIGNALED);
+    CU_ASSERT_EQUAL(r.signal, 6);
+    CU_ASSERT_STRING_EQUAL(r.err, "half a line");
+    run_result_free(&r);
+    /* a program's own "pr-sandbox:" line that is not last is its output, nothing more */
+    take("pr-sandbox: signal 9\nstill here\n", RUN_EXITED, 0, &r);
+    CU_ASSERT_EQUAL(r.outcome, RUN_EXITED);
+    CU_ASSERT_EQUAL(r.exit_code, 0);
+    CU_ASSERT_STRING_EQUAL(r.err, "pr-sandbox: signal 9\nstill here\n");
+    run_result_free(&r);
+    /* a timeout stays a timeout */
+    take("\npr-sandbox: signal 15\n", RUN_TIMEOUT, 0, &r);
+    CU_ASSERT_EQUAL(r.outcome, RUN_TIMEOUT);
+    CU_ASSERT_STRING_EQUAL(r.err, "");
+    run_result_free(&r);
+}
+
+static int word_at(const strlist *l, const char *a, const char *b, const char *c)
+{
+    for (int i = 0; i + 2 < l->count; i++)
+        if (strcmp(l->items[i], a) == 0 && strcmp(l->items[i + 1], b) == 0 && (!c || strcmp(l->items[i + 2], c) == 0))
+            return i;
+    return -1;
+}
+
+/* The bwrap command: namespaces, nobody, the view's paths, the scratch folder as the working
+ * directory, / read-only after every bind, then sandbox-init and the command. */
+static void test_sandbox_command(void)
+{
+    sandbox sb = { 0 };
+    sb.active = 1;
+    sb.as_nobody = 1;
+    sb.bwrap = xstrdup("/usr/bin/bwrap");
+    sb.init = xstrdup("/w/grading/bin/sandbox-init");
+    sl_push(&sb.ro_extra, "/apps/mpich");
+    sandbox_view v = { .ro = { "/w/01_x", "/w/grading/include" }, .rw = { "/w/build/bin/task/01_x" },
+                       .cwd = "/tmp/pr-run-1" };
+    strlist cmd = { 0 }, out = { 0 };
+    sl_push(&cmd, "cc");
+    sl_push(&cmd, "-o");
+    sl_push(&cmd, "t");
+    sandbox_command(&sb, &v, &cmd, &out);
+    CU_ASSERT_STRING_EQUAL(out.items[0], "/usr/bin/bwrap");
+    const char *flags[] = { "--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--die-with-parent" };
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
+        CU_ASSERT(has_word(&out, flags[i]));
+    CU_ASSERT(word_at(&out, "--uid", "65534", NULL) >= 0);
+    CU_ASSERT(word_at(&out, "--ro-bind", "/w/01_x", "/w/01_x") >= 0);
+    CU_ASSERT(word_at(&out, "--ro-bind", "/w/grading/include", "/w/grading/include") >= 0);
+    CU_ASSERT(word_at(&out, "--ro-bind-try", "/apps/mpich", "/apps/mpich") >= 0);
+    CU_ASSERT(word_at(&out, "--bind", "/w/build/bin/task/01_x", "/w/build/bin/task/01_x") >= 0);
+    CU_ASSERT(word_at(&out, "--bind", "/tmp/pr-run-1", "/tmp/pr-run-1") >= 0);
+    CU_ASSERT(word_at(&out, "--chdir", "/tmp/pr-run-1", NULL) >= 0);
+    /* nothing is bound writable but the view's two; / goes read-only after every bind */
+    int writable = 0, last_bind = -1, remount = -1;
+    for (int i = 0; i < out.count; i++) {
+        if (strcmp(out.items[i], "--bind") == 0)
+            writable++;
+        if (strstr(out.items[i], "bind"))
+            last_bind = i;
+        if (strcmp(out.items[i], "--remount-ro") == 0)
+            remount = i;
+    }
+    CU_ASSERT_EQUAL(writable, 2);
+    CU_ASSERT(remount > last_bind);
+    CU_ASSERT(!has_word(&out, "/w") && !has_word(&out, "/w/solutions"));
+    /* the end: -- sandbox-init cc -o t */
+    CU_ASSERT_STRING_EQUAL(out.items[out.count - 5], "--");
+    CU_ASSERT_STRING_EQUAL(out.items[out.count - 4], "/w/grading/bin/sandbox-init");
+    CU_ASSERT_STRING_EQUAL(out.items[out.count - 3], "cc");
+    CU_ASSERT_STRING_EQUAL(out.items[out.count - 1], "t");
+    sl_free(&out);
+    /* root where user namespaces are forbidden: no capabilities instead of nobody */
+    sb.as_nobody = 0;
+    sandbox_command(&sb, &v, &cmd, &out);
+    CU_ASSERT(word_at(&out, "--cap-drop", "ALL", NULL) >= 0);
+    CU_ASSERT(!has_word(&out, "--unshare-user"));
+    sl_free(&out);
+    sl_free(&cmd);
+    sandbox_free(&sb);
+}
+
 int main(void)
 {
     if (runner_init() != 0) {
@@ -1547,6 +1656,8 @@ int main(void)
         { "launchers", "every launcher in the table is tested", test_launchers_all_tested },
         { "policy", "every GRADE_* limit, the build timeout, when to stop", test_policy },
         { "report", "Gradescope's results.json and the progress record", test_gradescope_and_progress },
+        { "sandbox", "sandbox-init's closing lines become the run's result", test_sandbox_take_status },
+        { "sandbox", "the bwrap command: namespaces, the view, / read-only", test_sandbox_command },
     };
     CU_pSuite suite = NULL;
     const char *current = NULL;
