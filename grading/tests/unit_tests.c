@@ -24,6 +24,7 @@
 
 #include <CUnit/Basic.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -525,6 +526,24 @@ static void test_runner_environment_and_cwd(void)
     CU_ASSERT_STRING_EQUAL(res.out, "xyz\n/tmp\n");
     CU_ASSERT_PTR_NULL(getenv("PR_UNIT_VALUE"));
     run_result_free(&res);
+}
+
+/* A descriptor the grader holds open (no close-on-exec: a report, a script's log) does not
+ * reach the program: it sees its three streams only. */
+static void test_runner_no_inherited_descriptors(void)
+{
+    int fd = open("/dev/null", O_WRONLY);
+    CU_ASSERT_FATAL(fd >= 0);
+    CU_ASSERT_FATAL(dup2(fd, 57) == 57);
+    close(fd);
+    char *argv[] = { "/bin/ls", "-1", "/proc/self/fd", NULL }; /* ls's own: 0, 1, 2 and the folder's */
+    run_request req = { .argv = argv, .timeout = 5, .kill_grace = 0.5, .output_cap = 4096 };
+    run_result res;
+    run_process(&req, &res);
+    CU_ASSERT_PTR_NOT_NULL(strstr(res.out, "2\n"));
+    CU_ASSERT_PTR_NULL(strstr(res.out, "57\n"));
+    run_result_free(&res);
+    close(57);
 }
 
 /* ---- judging a run ------------------------------------------------------------------------ */
@@ -1640,6 +1659,7 @@ int main(void)
         { "runner", "a grandchild holding the pipe", test_runner_grandchild_in_group_holding_pipe },
         { "runner", "a program that cannot start", test_runner_start_failure },
         { "runner", "environment and working directory", test_runner_environment_and_cwd },
+        { "runner", "no descriptor of the grader's reaches the program", test_runner_no_inherited_descriptors },
         { "grader", "judging a run", test_judge_run },
         { "grader", "a rank's signal from the MPI launcher", test_launcher_signal },
         { "grader", "a GPU failure that is the machine's: old driver, exclusive GPU", test_gpu_failure_cause },
