@@ -20,20 +20,9 @@
  *   ./task1 n=10000000 tpb=256
  * Grade it from the top folder:  make grade TASK=04_cuda/task1
  */
-#include "pr.h"
+#include "pr.h" /* with CHECK(call): a CUDA call that fails stops the program (README: "Checking errors") */
 
 #include <cuda_runtime.h>
-
-/* Every CUDA call returns an error code: check it, naming the call and the line. */
-#define CHECK(call)                                                                  \
-    do {                                                                             \
-        cudaError_t e_ = (call);                                                     \
-        if (e_ != cudaSuccess) {                                                     \
-            fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,     \
-                    cudaGetErrorString(e_));                                         \
-            exit(1);                                                                 \
-        }                                                                            \
-    } while (0)
 
 /* x[i] = -b[i] / a[i] for every i < n. */
 __global__ void solve_kernel(const float *a, const float *b, float *x, long n)

@@ -22,16 +22,6 @@
 
 #include <cuda_runtime.h>
 
-#define CHECK(call)                                                                  \
-    do {                                                                             \
-        cudaError_t e_ = (call);                                                     \
-        if (e_ != cudaSuccess) {                                                     \
-            fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,     \
-                    cudaGetErrorString(e_));                                         \
-            exit(1);                                                                 \
-        }                                                                            \
-    } while (0)
-
 /* blockDim.x (a power of two) threads per block; part[] has blockDim.x entries
  * (dynamic shared memory: its size is the launch's third parameter). */
 __global__ void sum_kernel(const unsigned *x, long n, unsigned long long *total)

@@ -41,16 +41,6 @@
 #include <cublas_v2.h>
 #endif
 
-#define CHECK(call)                                                                  \
-    do {                                                                             \
-        cudaError_t e_ = (call);                                                     \
-        if (e_ != cudaSuccess) {                                                     \
-            fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,     \
-                    cudaGetErrorString(e_));                                         \
-            exit(1);                                                                 \
-        }                                                                            \
-    } while (0)
-
 #define TILE 16
 
 /* y = W*x + b; W is m x k, row-major (W[i][j] is W[i * k + j]). */

@@ -27,16 +27,6 @@
 
 #include <cuda_runtime.h>
 
-#define CHECK(call)                                                                  \
-    do {                                                                             \
-        cudaError_t e_ = (call);                                                     \
-        if (e_ != cudaSuccess) {                                                     \
-            fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,     \
-                    cudaGetErrorString(e_));                                         \
-            exit(1);                                                                 \
-        }                                                                            \
-    } while (0)
-
 #define MAX_R 32 /* the halo is loaded by the first r threads: r <= the block size */
 
 /* out[i] = x[i - r] + ... + x[i + r] for every i < n (x is 0 outside 0..n-1).

@@ -42,16 +42,6 @@
 #include <cuda/std/functional>
 #endif
 
-#define CHECK(call)                                                                  \
-    do {                                                                             \
-        cudaError_t e_ = (call);                                                     \
-        if (e_ != cudaSuccess) {                                                     \
-            fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,     \
-                    cudaGetErrorString(e_));                                         \
-            exit(1);                                                                 \
-        }                                                                            \
-    } while (0)
-
 /* ---- the fast reduction ------------------------------------------------------ */
 
 #define SUM_TPB 256

@@ -30,8 +30,8 @@
  * it adds up every rank's wrong results, so all ranks return the same verdict.
  * Call it on every rank, then MPI_Finalize().
  * pr_mpi_cuda_aware() says whether the MPI library takes GPU (device) pointers
- * (room 05), and why it thinks so; in CUDA code CHECK(call) ends every rank when a
- * CUDA call fails.
+ * (room 05), and why it thinks so.  In CUDA code CHECK(call) stops the program (every
+ * rank, under MPI) when a CUDA call fails.
  *
  * Everything is static so the header needs no separate library.
  */
@@ -64,19 +64,24 @@
 #endif
 #endif
 
-/* CUDA with MPI (rooms 05 and 06): CHECK(call) ends every rank (MPI_Abort) with the
- * file, the line and the call when a CUDA call does not return cudaSuccess; one rank
- * exiting alone would leave the others waiting in their next collective.  (Room 04's
- * programs, without MPI, write their own CHECK: its lesson teaches it.) */
-#if defined(PR_MPI) && (defined(__CUDACC__) || defined(CUDA_SIM))
+/* CUDA (rooms 04, 05, 06): CHECK(call) stops the program with the file, the line and the
+ * call when a CUDA call does not return cudaSuccess (room 04's README, "Checking errors",
+ * shows it).  With MPI it ends every rank (MPI_Abort): one rank exiting alone would leave
+ * the others waiting in their next collective. */
+#if defined(__CUDACC__) || defined(CUDA_SIM)
 #include <cuda_runtime.h>
+#ifdef PR_MPI
+#define PR_CUDA_STOP() MPI_Abort(MPI_COMM_WORLD, 1)
+#else
+#define PR_CUDA_STOP() exit(1)
+#endif
 #define CHECK(call)                                                                  \
     do {                                                                             \
         cudaError_t e_ = (call);                                                     \
         if (e_ != cudaSuccess) {                                                     \
             fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,     \
                     cudaGetErrorString(e_));                                         \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                            \
+            PR_CUDA_STOP();                                                          \
         }                                                                            \
     } while (0)
 #endif

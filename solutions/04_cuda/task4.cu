@@ -29,16 +29,6 @@
 
 #include <cuda_runtime.h>
 
-#define CHECK(call)                                                                  \
-    do {                                                                             \
-        cudaError_t e_ = (call);                                                     \
-        if (e_ != cudaSuccess) {                                                     \
-            fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,     \
-                    cudaGetErrorString(e_));                                         \
-            exit(1);                                                                 \
-        }                                                                            \
-    } while (0)
-
 #define TPB 256
 
 /* sums[r] = M[r][0] + ... + M[r][cols-1]; M is row-major. */

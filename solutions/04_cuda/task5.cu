@@ -32,16 +32,6 @@
 
 #include <cuda_runtime.h>
 
-#define CHECK(call)                                                                  \
-    do {                                                                             \
-        cudaError_t e_ = (call);                                                     \
-        if (e_ != cudaSuccess) {                                                     \
-            fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,     \
-                    cudaGetErrorString(e_));                                         \
-            exit(1);                                                                 \
-        }                                                                            \
-    } while (0)
-
 #define TPB 256
 
 /* r[i] = X_i . w + w[d] - y[i]   (w[d] is the bias); X is n x d, row-major. */

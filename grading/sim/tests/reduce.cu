@@ -3,9 +3,6 @@
 #include "pr.h"
 #include <cuda_runtime.h>
 
-#define CHECK(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) { \
-    fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); exit(1); } } while (0)
-
 #define THREADS 256
 
 __global__ void reduce(const float *x, long n, float *total)
