@@ -16,6 +16,11 @@
 
 #define ERROR_LINES 20
 
+/* The limits run_limited puts a command under. */
+enum { LIMITS_NONE, LIMITS_CPU, LIMITS_CUDA };
+/* A task's program's limits. */
+#define PROGRAM_LIMITS(task) (task_uses_cuda(task) ? LIMITS_CUDA : LIMITS_CPU)
+
 /* make V=1: the command, as one could paste it into a shell (environment first). */
 static void show_command(const grade_context *ctx, const strlist *cmd, const strlist *env)
 {
@@ -34,11 +39,12 @@ static void show_command(const grade_context *ctx, const strlist *cmd, const str
     fflush(stdout);
 }
 
-/* Runs cmd in a fresh scratch folder (removed afterwards); a task's program (limits_for)
- * under the policy's process and memory limits; the learner's side (view not NULL, the
+/* Runs cmd in a fresh scratch folder (removed afterwards); under the policy's process and
+ * memory limits for a program (limits: LIMITS_CPU, or LIMITS_CUDA without the address-space
+ * cap; LIMITS_NONE: none); the learner's side (view not NULL, the
  * sandbox active) in the sandbox, with view's paths and the scratch folder. */
 static void run_limited(const grade_context *ctx, strlist *cmd, strlist *env, double timeout, size_t cap,
-                        const task_meta *limits_for, const sandbox_view *view, run_result *res)
+                        int limits, const sandbox_view *view, run_result *res)
 {
     const char *tmp = getenv("TMPDIR");
     char *scratch = xasprintf("%s/pr-run-XXXXXX", tmp && *tmp ? tmp : "/tmp");
@@ -51,12 +57,12 @@ static void run_limited(const grade_context *ctx, strlist *cmd, strlist *env, do
     if (in_sandbox) {
         sandbox_view v = *view;
         v.cwd = scratch;
-        sandbox_command(ctx->sandbox, &v, cmd, &boxed);
+        sandbox_command(ctx->sandbox, &v, cmd, env, &boxed);
     }
     run_request req = { .argv = sl_argv(in_sandbox ? &boxed : cmd), .env_extra = env ? sl_argv(env) : NULL,
                         .cwd = scratch, .timeout = timeout, .kill_grace = POLICY_KILL_GRACE, .output_cap = cap };
-    if (limits_for)
-        policy_limit_program(ctx->policy, task_uses_cuda(limits_for), &req);
+    if (limits != LIMITS_NONE)
+        policy_limit_program(ctx->policy, limits == LIMITS_CUDA, &req);
     run_process(&req, res);
     if (in_sandbox)
         sandbox_take_status(res);
@@ -68,23 +74,33 @@ static void run_limited(const grade_context *ctx, strlist *cmd, strlist *env, do
 }
 
 /* What a learner's build sees in the sandbox: its source's folder, pr.h's, the room's
- * headers and (simulated CUDA) the simulator's, read-only; the executable's folder,
- * writable.  The strings are new (view_free). */
+ * headers (each file: not the room's task files, nor a .backups/ folder) and, for
+ * simulated CUDA, the simulator's, read-only; the executable's folder, writable. */
 static void build_view(const grade_context *ctx, const task_meta *task, const char *source, const char *exe,
                        sandbox_view *v)
 {
     memset(v, 0, sizeof *v);
-    char *src_dir = xstrdup(source), *exe_dir = xstrdup(exe);
-    *strrchr(src_dir, '/') = '\0';
-    *strrchr(exe_dir, '/') = '\0';
-    v->ro[0] = src_dir;
-    v->ro[1] = xstrdup(ctx->tc->include_dir);
-    v->ro[2] = xasprintf("%s/%s", ctx->root, task->room);
-    if (toolchain_mode(ctx->tc, task) == MODE_SIM) {
-        v->ro[3] = xasprintf("%s/sim", ctx->tc->grading_dir);
-        v->ro[4] = xasprintf("%s/bin/simpp", ctx->tc->grading_dir);
+    char *dir = xstrdup(source);
+    *strrchr(dir, '/') = '\0';
+    sl_push_owned(&v->ro, dir);
+    sl_push(&v->ro, ctx->tc->include_dir);
+    char *room = xasprintf("%s/%s", ctx->root, task->room);
+    DIR *d = opendir(room);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        size_t n = strlen(e->d_name);
+        if (n > 2 && e->d_name[0] != '.' && strcmp(e->d_name + n - 2, ".h") == 0)
+            sl_push_owned(&v->ro, xasprintf("%s/%s", room, e->d_name));
     }
-    v->rw[0] = exe_dir;
+    if (d)
+        closedir(d);
+    free(room);
+    if (toolchain_mode(ctx->tc, task) == MODE_SIM) {
+        sl_push_owned(&v->ro, xasprintf("%s/sim", ctx->tc->grading_dir));
+        sl_push_owned(&v->ro, xasprintf("%s/bin/simpp", ctx->tc->grading_dir));
+    }
+    dir = xstrdup(exe);
+    *strrchr(dir, '/') = '\0';
+    sl_push_owned(&v->rw, dir);
     v->gpu = task_uses_cuda(task) && toolchain_mode(ctx->tc, task) == MODE_NATIVE;
 }
 
@@ -92,16 +108,8 @@ static void build_view(const grade_context *ctx, const task_meta *task, const ch
 static void run_view(const grade_context *ctx, const task_meta *task, const char *exe, sandbox_view *v)
 {
     memset(v, 0, sizeof *v);
-    v->ro[0] = xstrdup(exe);
+    sl_push(&v->ro, exe);
     v->gpu = task_uses_cuda(task) && toolchain_mode(ctx->tc, task) == MODE_NATIVE;
-}
-
-static void view_free(sandbox_view *v)
-{
-    for (size_t i = 0; i < sizeof v->ro / sizeof v->ro[0]; i++)
-        free((char *)v->ro[i]);
-    for (size_t i = 0; i < sizeof v->rw / sizeof v->rw[0]; i++)
-        free((char *)v->rw[i]);
 }
 
 /* The exit status with which grading/sim/simcc says "this needs what the simulator lacks". */
@@ -126,9 +134,11 @@ static char *build(const grade_context *ctx, const task_meta *task, const char *
     run_result res;
     sandbox_view view;
     build_view(ctx, task, source, exe, &view);
-    run_limited(ctx, &cmd, NULL, policy_build_timeout(ctx->policy), POLICY_BUILD_OUTPUT_CAP, NULL,
-                learner ? &view : NULL, &res);
-    view_free(&view);
+    /* the learner's build: under the process and memory limits of a CUDA program (no
+     * address-space cap: nvcc reserves much), as a build of `#include "/dev/zero"` must stop */
+    run_limited(ctx, &cmd, NULL, policy_build_timeout(ctx->policy), POLICY_BUILD_OUTPUT_CAP,
+                learner ? LIMITS_CUDA : LIMITS_NONE, learner ? &view : NULL, &res);
+    sandbox_view_free(&view);
     char *failure = NULL;
     if (res.outcome == RUN_EXITED && res.exit_code == SIMCC_NOT_SIMULATED &&
         toolchain_mode(ctx->tc, task) == MODE_SIM) {
@@ -499,7 +509,7 @@ static int run_reference(const grade_context *ctx, const task_meta *task, const 
     launch_command(ctx->tc, task, cfg, exe, &cmd, &env);
     show_command(ctx, &cmd, &env);
     run_result ref;
-    run_limited(ctx, &cmd, &env, timeout, ctx->policy->output_cap, task, NULL, &ref);
+    run_limited(ctx, &cmd, &env, timeout, ctx->policy->output_cap, PROGRAM_LIMITS(task), NULL, &ref);
     sl_free(&cmd);
     sl_free(&env);
     char parse_err[300] = "";
@@ -539,8 +549,9 @@ static const char *run_task_side(const grade_context *ctx, const task_meta *task
     run_view(ctx, task, exe, &view);
     /* (ranks that Slurm or ssh start elsewhere cannot be held in it: sandbox.h) */
     int outside = ctx->sandbox && ctx->sandbox->mpi_outside && task_uses_launcher(task);
-    run_limited(ctx, &cmd, &env, timeout, ctx->policy->output_cap, task, outside ? NULL : &view, &res);
-    view_free(&view);
+    run_limited(ctx, &cmd, &env, timeout, ctx->policy->output_cap, PROGRAM_LIMITS(task), outside ? NULL : &view,
+                &res);
+    sandbox_view_free(&view);
     rr->ran = res.outcome != RUN_INTERRUPTED;
     rr->seconds = res.seconds;
     rr->status = judge_run(&res, timeout, expected, task_uses_launcher(task), &rr->message);

@@ -659,6 +659,10 @@ static int grade_selected(const options *opt, const grade_policy *policy, const 
         workbook_free(wb);
         return 2;
     }
+    /* never shown to a learner's build or run, wherever a folder above them is bound */
+    sandbox_hide(&sb, build_dir);
+    sandbox_hide(&sb, ref_dir);
+    sandbox_hide(&sb, tasks_root);
     term_init(opt->quiet);
     grade_context ctx = { root, tasks_root, build_dir, &tc, policy, ref_dir, ref_dir != NULL, opt->verbose,
                           !opt->expect, &sb };

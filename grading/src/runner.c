@@ -283,7 +283,8 @@ static void cgroup_remove(const char *dir)
 
 /* ---- one run ---------------------------------------------------------------- */
 
-/* The child's side of the limits: into the cgroup, or RLIMIT_NPROC; RLIMIT_AS. */
+/* The child's side of the limits: into the cgroup, or RLIMIT_NPROC; RLIMIT_AS; no file
+ * larger than the memory limit (RLIMIT_FSIZE: a program filling the disk gets SIGXFSZ). */
 static void child_limits(const run_request *req, const char *cgroup, long user_tasks_now)
 {
     if (cgroup[0]) {
@@ -295,6 +296,10 @@ static void child_limits(const run_request *req, const char *cgroup, long user_t
         struct rlimit nproc = { (rlim_t)(user_tasks_now + req->max_procs),
                                 (rlim_t)(user_tasks_now + req->max_procs) };
         setrlimit(RLIMIT_NPROC, &nproc);
+    }
+    if (req->max_memory > 0) {
+        struct rlimit fsize = { (rlim_t)req->max_memory, (rlim_t)req->max_memory };
+        setrlimit(RLIMIT_FSIZE, &fsize);
     }
     if (req->limit_address_space && req->max_memory > 0) {
         rlim_t bytes = (rlim_t)req->max_memory * 2;

@@ -16,9 +16,6 @@
 static const char *const system_paths[] = { "/usr", "/etc", "/opt", "/bin", "/sbin", "/lib", "/lib64", "/lib32",
                                             "/libx32", NULL };
 
-/* The marker sandbox-init writes on stderr before it ends. */
-static const char marker[] = "pr-sandbox: ";
-
 /* The path of a program named as on a command line (found on PATH, links not resolved), or
  * NULL. */
 static char *find_program(const char *name)
@@ -52,14 +49,18 @@ static int path_within(const char *inner, const char *outer)
 }
 
 /* Adds dir to the folders bound read-only, unless the system's binds already hold it or it
- * would show the workbook (the solutions, the references): a folder that holds the
- * workbook, or one inside it, is never bound. */
+ * would show the workbook (the solutions, the references) or a home folder: a folder that
+ * holds the workbook, one inside it, and a home folder or one above it are never bound. */
 static void add_extra(sandbox *sb, const toolchain *tc, const char *dir)
 {
     char *real = realpath(dir, NULL);
     if (!real)
         return;
-    int skip = strcmp(real, "/") == 0 || (tc->root && (path_within(real, tc->root) || path_within(tc->root, real)));
+    const char *home = getenv("HOME");
+    char *home_real = home && *home ? realpath(home, NULL) : NULL;
+    int skip = strcmp(real, "/") == 0 || (tc->root && (path_within(real, tc->root) || path_within(tc->root, real))) ||
+               (home_real && path_within(home_real, real)); /* a home folder, or one above it */
+    free(home_real);
     for (int i = 0; !skip && system_paths[i]; i++)
         skip = path_within(real, system_paths[i]);
     for (int i = 0; !skip && i < sb->ro_extra.count; i++)
@@ -69,8 +70,8 @@ static void add_extra(sandbox *sb, const toolchain *tc, const char *dir)
     free(real);
 }
 
-/* The tools' folders outside the system's (an MPI module in /apps/mpich/4.1: its bin/ and
- * that folder's parent, for lib/ and share/; a wrapper in ~/bin: ~/bin, and where its link
+/* The tools' folders outside the system's (an MPI module in /apps/mpich/4.1: its bin/, and
+ * lib/, include/, share/... beside it; a wrapper in ~/bin: ~/bin, and where its link
  * points), LD_LIBRARY_PATH's folders, and GRADE_SANDBOX_BIND's. */
 static void find_extras(sandbox *sb, const toolchain *tc)
 {
@@ -89,8 +90,13 @@ static void find_extras(sandbox *sb, const toolchain *tc)
             *slash = '\0';
             add_extra(sb, tc, real); /* where it really is */
             if ((slash = strrchr(real, '/')) != NULL && slash != real) {
-                *slash = '\0';
-                add_extra(sb, tc, real); /* and its installation (bin/'s parent) */
+                *slash = '\0'; /* its installation, bin/'s parent: what the tools there read */
+                const char *parts[] = { "lib", "lib64", "libexec", "include", "share", "etc" };
+                for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++) {
+                    char *part = xasprintf("%s/%s", real, parts[k]);
+                    add_extra(sb, tc, part);
+                    free(part);
+                }
             }
         }
         free(found), free(real);
@@ -120,7 +126,48 @@ static void push3(strlist *l, const char *a, const char *b, const char *c)
     sl_push(l, c);
 }
 
-void sandbox_command(const sandbox *sb, const sandbox_view *view, const strlist *cmd, strlist *out)
+/* What the programs inside may read of the grader's environment: what compilers, MPI,
+ * OpenMP, CUDA and the simulator read (names, and prefixes ending in '_'); nothing else
+ * (an instructor's tokens, paths of the workbook). */
+static const char *const env_names[] = { "PATH", "LD_LIBRARY_PATH", "LIBRARY_PATH", "CPATH", "C_INCLUDE_PATH",
+                                         "CPLUS_INCLUDE_PATH", "LANG", "LANGUAGE", "TZ", "CC", "CXX", "MPICC",
+                                         "MPICXX", "NVCC", "CUDA_ARCH", "USER", "LOGNAME", NULL };
+static const char *const env_prefixes[] = { "LC_", "OMP_", "GOMP_", "KMP_", "MPI", "OMPI_", "PMIX_", "PMI_",
+                                            "HYDRA_", "I_MPI_", "UCX_", "FI_", "HWLOC_", "CUDA_", "NVIDIA_",
+                                            "NCCL_", "SIMCC_", "PR_", NULL };
+
+static int env_allowed(const char *entry)
+{
+    size_t n = strcspn(entry, "=");
+    for (int i = 0; env_names[i]; i++)
+        if (strlen(env_names[i]) == n && strncmp(entry, env_names[i], n) == 0)
+            return 1;
+    for (int i = 0; env_prefixes[i]; i++)
+        if (strncmp(entry, env_prefixes[i], strlen(env_prefixes[i])) == 0)
+            return 1;
+    return 0;
+}
+
+static void push_setenv(strlist *out, const char *entry)
+{
+    size_t n = strcspn(entry, "=");
+    if (entry[n] != '=')
+        return;
+    sl_push(out, "--setenv");
+    sl_push_owned(out, xstrndup(entry, n));
+    sl_push(out, entry + n + 1);
+}
+
+/* Files of /etc no build or run needs and none may read (bound read-only, /etc shows them to
+ * a sandbox whose user is root outside): covered by an empty file or folder. */
+static const char *const etc_secrets[] = { "/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-",
+                                           "/etc/sudoers", NULL };
+static const char *const etc_secret_dirs[] = { "/etc/ssh", "/etc/sudoers.d", "/etc/ssl/private", NULL };
+
+extern char **environ;
+
+void sandbox_command(const sandbox *sb, const sandbox_view *view, const strlist *cmd, const strlist *env,
+                     strlist *out)
 {
     sl_push(out, sb->bwrap);
     if (sb->as_nobody) {
@@ -131,7 +178,7 @@ void sandbox_command(const sandbox *sb, const sandbox_view *view, const strlist 
         push2(out, "--cap-drop", "ALL"); /* root without a user namespace: no capability left */
     }
     const char *unshare[] = { "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
-                              "--unshare-cgroup-try", "--die-with-parent" };
+                              "--unshare-cgroup-try", "--die-with-parent", "--clearenv" };
     for (size_t i = 0; i < sizeof unshare / sizeof unshare[0]; i++)
         sl_push(out, unshare[i]);
     for (int i = 0; system_paths[i]; i++) {
@@ -152,9 +199,31 @@ void sandbox_command(const sandbox *sb, const sandbox_view *view, const strlist 
     push3(out, "--ro-bind-try", "/sys", "/sys"); /* CPU topology (hwloc, OpenMP), the GPU's PCI data */
     for (int i = 0; i < sb->ro_extra.count; i++)
         push3(out, "--ro-bind-try", sb->ro_extra.items[i], sb->ro_extra.items[i]);
+    for (int i = 0; etc_secrets[i]; i++)
+        if (access(etc_secrets[i], F_OK) == 0)
+            push3(out, "--ro-bind", "/dev/null", etc_secrets[i]);
+    for (int i = 0; etc_secret_dirs[i]; i++)
+        if (access(etc_secret_dirs[i], F_OK) == 0)
+            push2(out, "--tmpfs", etc_secret_dirs[i]);
+    /* the hidden folders, where a folder bound above holds them */
+    for (int i = 0; i < sb->hide.count; i++) {
+        int shown = 0;
+        for (int k = 0; system_paths[k] && !shown; k++)
+            shown = path_within(sb->hide.items[i], system_paths[k]);
+        for (int k = 0; k < sb->ro_extra.count && !shown; k++)
+            shown = path_within(sb->hide.items[i], sb->ro_extra.items[k]);
+        if (shown)
+            push2(out, "--tmpfs", sb->hide.items[i]);
+    }
     push2(out, "--dev", "/dev");
     push2(out, "--proc", "/proc");
+    if (sb->has_size)
+        push2(out, "--size", "268435456");
     push2(out, "--tmpfs", "/tmp");
+    if (sb->has_size) {
+        push2(out, "--size", "268435456");
+        push2(out, "--tmpfs", "/dev/shm");
+    }
     if (view->gpu) {
         glob_t g;
         if (glob("/dev/nvidia*", 0, NULL, &g) == 0) {
@@ -165,16 +234,19 @@ void sandbox_command(const sandbox *sb, const sandbox_view *view, const strlist 
         push3(out, "--ro-bind-try", "/proc/driver/nvidia", "/proc/driver/nvidia");
     }
     push3(out, "--ro-bind", sb->init, sb->init);
-    for (size_t i = 0; i < sizeof view->ro / sizeof view->ro[0]; i++)
-        if (view->ro[i])
-            push3(out, "--ro-bind", view->ro[i], view->ro[i]);
-    for (size_t i = 0; i < sizeof view->rw / sizeof view->rw[0]; i++)
-        if (view->rw[i])
-            push3(out, "--bind", view->rw[i], view->rw[i]);
+    for (int i = 0; i < view->ro.count; i++)
+        push3(out, "--ro-bind", view->ro.items[i], view->ro.items[i]);
+    for (int i = 0; i < view->rw.count; i++)
+        push3(out, "--bind", view->rw.items[i], view->rw.items[i]);
     if (view->cwd)
         push3(out, "--bind", view->cwd, view->cwd);
     push2(out, "--remount-ro", "/");
     push2(out, "--chdir", view->cwd ? view->cwd : "/tmp");
+    for (char **e = environ; e && *e; e++)
+        if (env_allowed(*e))
+            push_setenv(out, *e);
+    for (int i = 0; env && i < env->count; i++)
+        push_setenv(out, env->items[i]);
     push3(out, "--setenv", "HOME", "/tmp");
     push3(out, "--setenv", "TMPDIR", "/tmp");
     sl_push(out, "--");
@@ -183,13 +255,19 @@ void sandbox_command(const sandbox *sb, const sandbox_view *view, const strlist 
         sl_push(out, cmd->items[i]);
 }
 
+void sandbox_view_free(sandbox_view *view)
+{
+    sl_free(&view->ro);
+    sl_free(&view->rw);
+}
+
 /* One sandboxed `true`: 1 when it ran, else 0 with *why (a new string: bwrap's first line). */
 static int sandbox_works(const sandbox *sb, char **why)
 {
     strlist cmd = { 0 }, argv = { 0 };
     sl_push(&cmd, "true");
     sandbox_view view = { 0 };
-    sandbox_command(sb, &view, &cmd, &argv);
+    sandbox_command(sb, &view, &cmd, NULL, &argv);
     run_request req = { .argv = sl_argv(&argv), .timeout = 20.0, .kill_grace = POLICY_KILL_GRACE,
                         .output_cap = 64 * 1024 };
     run_result res;
@@ -246,6 +324,19 @@ int sandbox_setup(sandbox *sb, const toolchain *tc, char **error)
     if (!sb->why_not) {
         find_extras(sb, tc);
         sb->version = bwrap_version(sb->bwrap);
+        char *help_argv[] = { sb->bwrap, "--help", NULL };
+        char *help = program_output(help_argv);
+        sb->has_size = help && strstr(help, "--size") != NULL;
+        free(help);
+        if (tc->root)
+            sandbox_hide(sb, tc->root);
+        const char *hide = getenv("GRADE_SANDBOX_HIDE");
+        if (hide) {
+            char *copy = xstrdup(hide), *save = NULL;
+            for (char *dir = strtok_r(copy, ":", &save); dir; dir = strtok_r(NULL, ":", &save))
+                sandbox_hide(sb, dir);
+            free(copy);
+        }
         char *why_nobody = NULL, *why_root = NULL;
         sb->as_nobody = 1;
         if (sandbox_works(sb, &why_nobody)) {
@@ -265,6 +356,11 @@ int sandbox_setup(sandbox *sb, const toolchain *tc, char **error)
         sb->mpi_outside = xstrdup("MPI runs through srun are not: Slurm starts the ranks");
     else if (sb->active && (tc->hosts || tc->hostfile))
         sb->mpi_outside = xstrdup("MPI runs on other hosts are not: they need the network");
+    if (sb->mpi_outside && sb->asked == SANDBOX_ON) {
+        *error = xasprintf("SANDBOX=on, but %s (grade it outside Slurm and without HOSTS, or with SANDBOX=auto)",
+                           sb->mpi_outside);
+        return -1;
+    }
     if (!sb->active && sb->asked == SANDBOX_ON) {
         *error = xasprintf("SANDBOX=on, but no sandbox can be had here: %s", sb->why_not);
         return -1;
@@ -276,7 +372,16 @@ void sandbox_free(sandbox *sb)
 {
     free(sb->bwrap), free(sb->version), free(sb->init), free(sb->why_not), free(sb->mpi_outside);
     sl_free(&sb->ro_extra);
+    sl_free(&sb->hide);
     memset(sb, 0, sizeof *sb);
+}
+
+void sandbox_hide(sandbox *sb, const char *path)
+{
+    char *real = path && *path ? realpath(path, NULL) : NULL;
+    if (real && strcmp(real, "/") != 0)
+        sl_push(&sb->hide, real);
+    free(real);
 }
 
 const char *sandbox_describe(const sandbox *sb)
@@ -291,35 +396,41 @@ const char *sandbox_describe(const sandbox *sb)
     return text;
 }
 
-/* The last line of text[0, len) when it is sandbox-init's: its start, else NULL. */
-static char *last_marker(char *text, size_t len)
+/* The last line of text[0, len): its start, or NULL when text does not end with "\n". */
+static char *last_line(char *text, size_t len)
 {
-    if (len < sizeof marker || text[len - 1] != '\n')
+    if (len == 0 || text[len - 1] != '\n')
         return NULL;
     char *start = text + len - 1;
     while (start > text && start[-1] != '\n')
         start--;
-    return strncmp(start, marker, sizeof marker - 1) == 0 ? start : NULL;
+    return start;
 }
 
 void sandbox_take_status(run_result *res)
 {
-    char *line;
-    int taken = 0;
-    while (res->err && (line = last_marker(res->err, res->err_len)) != NULL) {
-        int n;
-        if (sscanf(line + sizeof marker - 1, "signal %d", &n) == 1 && res->outcome == RUN_EXITED) {
-            res->outcome = RUN_SIGNALED;
-            res->signal = n;
-        } else if (sscanf(line + sizeof marker - 1, "%d left running", &n) == 1) {
-            res->leftovers += n;
+    char *line = res->err ? last_line(res->err, res->err_len) : NULL;
+    int left = 0, sig = 0, used = 0;
+    if (!line || sscanf(line, "pr-sandbox: left=%d signal=%d%n", &left, &sig, &used) != 2 || line[used] != '\n' ||
+        left < 0 || sig < 0 || sig > 64) {
+        /* no closing line: sandbox-init did not finish (killed at a timeout, or by the program) */
+        if (res->outcome == RUN_EXITED && res->exit_code == 0) {
+            res->exit_code = 125;
+            free(res->err);
+            res->err = xstrdup("the sandbox's closing line is missing: the program stopped the grader's "
+                               "watch over it");
+            res->err_len = strlen(res->err);
         }
-        res->err_len = (size_t)(line - res->err);
-        taken = 1;
+        return;
     }
-    /* sandbox-init starts its lines with a "\n" of its own (the program's last line may lack one) */
-    if (taken && res->err_len > 0 && res->err[res->err_len - 1] == '\n')
+    res->leftovers += left;
+    if (sig > 0 && res->outcome == RUN_EXITED) {
+        res->outcome = RUN_SIGNALED;
+        res->signal = sig;
+    }
+    /* the line, and the "\n" sandbox-init writes before it (the program's last line may lack one) */
+    res->err_len = (size_t)(line - res->err);
+    if (res->err_len > 0 && res->err[res->err_len - 1] == '\n')
         res->err_len--;
-    if (taken)
-        res->err[res->err_len] = '\0';
+    res->err[res->err_len] = '\0';
 }

@@ -5,20 +5,27 @@
  * unprivileged user nobody (65534), with a view of the file system that holds:
  *   read-only   /usr, /etc, /opt and the /bin, /lib... links (compilers, MPI, CUDA,
  *               system libraries), /sys, the folders of tools found elsewhere (MPICC,
- *               NVCC... outside /usr and /opt, and LD_LIBRARY_PATH's), the paths of
- *               GRADE_SANDBOX_BIND (a:b:c), and what the build or run needs: for a build,
- *               the task's folder, grading/include (pr.h) and the room's headers (and the
+ *               NVCC... outside /usr and /opt: their bin/, and lib/, include/, share/
+ *               beside it; LD_LIBRARY_PATH's folders), the paths of GRADE_SANDBOX_BIND
+ *               (a:b:c), and what the build or run needs: for a build, the task's folder,
+ *               grading/include (pr.h) and the room's headers, one by one (and the
  *               simulator's driver for a simulated CUDA task); for a run, the program
+ *   hidden      the workbook, the build and reference folders and GRADE_SANDBOX_HIDE's
+ *               (a:b), wherever a folder above is bound; /etc's password hashes and
+ *               ssh keys; no home folder, nor a folder above one, is ever bound
  *   writable    the build's output folder (a build only), a fresh scratch folder (the
- *               working directory), a private /tmp, /dev/shm
+ *               working directory), a private /tmp and /dev/shm (256 MiB each, where
+ *               bwrap can cap them)
  *   devices     /dev's basic nodes, and the NVIDIA GPU's for a native CUDA task
  * and nothing else: not solutions/, not the reference executables, not the reports or
  * logs, not other students' trees, no network (only a loopback of its own).  The
- * reference side runs outside it, as before.
+ * environment is cleared but for what compilers, MPI, OpenMP and CUDA read (a list of
+ * names and prefixes), and the run's own variables.  The reference side runs outside
+ * it, as before.
  *
  * Inside, grading/bin/sandbox-init starts the command and, when it ends, kills what it
- * left running and says so on stderr ("pr-sandbox: N left running", "pr-sandbox: signal
- * S"): sandbox_take_status turns those lines back into the run's result.
+ * left running and ends stderr with one line, "pr-sandbox: left=N signal=S":
+ * sandbox_take_status turns it back into the run's result.
  *
  * Under srun, or with GRADE_HOSTS / GRADE_HOSTFILE, MPI tasks' ranks start outside the
  * sandbox (Slurm starts them; ssh needs the network): their builds stay inside, their
@@ -45,6 +52,10 @@ typedef struct {
     int as_nobody;         /* in a user namespace as nobody (else: root without capabilities) */
     char *why_not;         /* !active: why (a new string) */
     strlist ro_extra;      /* folders bound read-only besides the system's */
+    strlist hide;          /* folders never shown, even inside a folder bound read-only (the
+                            * workbook, the build and reference folders, GRADE_SANDBOX_HIDE's):
+                            * an empty tmpfs covers them */
+    int has_size;          /* this bwrap knows --size (0.7 and later): /tmp and /dev/shm are capped */
     char *mpi_outside;     /* why MPI tasks' runs are not sandboxed (their ranks are started by
                             * Slurm's srun, or on other hosts: both need the network), or NULL */
 } sandbox;
@@ -52,8 +63,7 @@ typedef struct {
 /* What one build or run sees besides the system: read-only and writable paths (each bound
  * at its own place), the working directory (writable), and whether the GPU's devices. */
 typedef struct {
-    const char *ro[6];
-    const char *rw[2];
+    strlist ro, rw;
     const char *cwd;
     int gpu;
 } sandbox_view;
@@ -63,16 +73,23 @@ typedef struct {
  * value other than auto, on or off, or is on and no sandbox can be had. */
 int sandbox_setup(sandbox *sb, const toolchain *tc, char **error);
 void sandbox_free(sandbox *sb);
+/* Adds path (when it exists) to the folders no sandboxed build or run ever sees. */
+void sandbox_hide(sandbox *sb, const char *path);
 
 /* "on (bubblewrap 0.8.0)", "off (GRADE_SANDBOX=off)", "off (bwrap not found ...)": a
  * static or sb-owned string, for the terminal and the reports. */
 const char *sandbox_describe(const sandbox *sb);
 
-/* The bwrap command line that runs cmd in view (the words to put before cmd's), into out. */
-void sandbox_command(const sandbox *sb, const sandbox_view *view, const strlist *cmd, strlist *out);
+/* The bwrap command line that runs cmd in view with the extra variables env ("NAME=VALUE",
+ * or NULL), into out. */
+void sandbox_command(const sandbox *sb, const sandbox_view *view, const strlist *cmd, const strlist *env,
+                     strlist *out);
+void sandbox_view_free(sandbox_view *view);
 
-/* After a sandboxed run: sandbox-init's closing lines on stderr, taken off it, set res's
- * leftovers (what it left running) and, for a program killed by a signal, RUN_SIGNALED. */
+/* After a sandboxed run: sandbox-init's closing line, the last of stderr, taken off it, sets
+ * res's leftovers (what it left running) and, for a program killed by a signal,
+ * RUN_SIGNALED.  A run that exited 0 without that line (the program stopped sandbox-init)
+ * gets exit status 125 and says why. */
 void sandbox_take_status(run_result *res);
 
 #endif

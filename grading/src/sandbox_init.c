@@ -4,10 +4,13 @@
  *   sandbox-init PROGRAM [ARGS...]
  *
  * Runs PROGRAM and waits for it.  When it ends, every other process of the namespace (a
- * worker it forgot, a daemon it started) is counted and killed, and the count is said
- * on stderr ("pr-sandbox: N left running"); a PROGRAM killed by a signal is said too
- * ("pr-sandbox: signal S"), since bwrap turns that into an exit status of 128 + S.  The
- * lines come last, after a newline of their own; the grader takes them off stderr.
+ * worker it forgot, a daemon it started) is counted and killed; then one last line on
+ * stderr, after a newline of its own, says how it went:
+ *     pr-sandbox: left=N signal=S
+ * (N processes were left running; PROGRAM was killed by signal S, 0 when it exited: bwrap
+ * would turn that into an exit status of 128 + S).  The grader reads that line alone, the
+ * last one, and takes it off stderr.  Nothing of PROGRAM's can write after it (every
+ * process is gone), nor trace or change this process (it is not dumpable).
  * Exit status: PROGRAM's, 128 + S for a signal, 127 when it cannot be started. */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -17,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -57,6 +61,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: sandbox-init PROGRAM [ARGS...]\n");
         return 2;
     }
+    /* PROGRAM runs as the same user: it must not ptrace this process nor read its memory
+     * (the flag is this process's own: exec resets it for the child) */
+    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
     pid_t child = fork();
     if (child < 0) {
         perror("sandbox-init: fork");
@@ -87,12 +94,6 @@ int main(int argc, char **argv)
         }
     }
     int signaled = WIFSIGNALED(status);
-    if (left > 0 || signaled) {
-        fputc('\n', stderr);
-        if (left > 0)
-            fprintf(stderr, "pr-sandbox: %d left running\n", left);
-        if (signaled)
-            fprintf(stderr, "pr-sandbox: signal %d\n", WTERMSIG(status));
-    }
+    fprintf(stderr, "\npr-sandbox: left=%d signal=%d\n", left, signaled ? WTERMSIG(status) : 0);
     return signaled ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
 }

@@ -162,6 +162,8 @@ int remove_tree(const char *path)
         return errno == ENOENT ? 0 : -1;
     if (!S_ISDIR(st.st_mode))
         return unlink(path);
+    if ((st.st_mode & 0700) != 0700)
+        chmod(path, st.st_mode | 0700); /* a folder a program made unreadable (chmod 000) still goes */
     DIR *dir = opendir(path);
     if (!dir)
         return -1;

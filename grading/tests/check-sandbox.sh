@@ -162,6 +162,11 @@ int main(void)
     return 0;
 }
 EOF
+# The linker: a real task file of room 02 (where the class script finds the checkout), and
+# room 01 as a link to the solutions: the class script must not follow it.
+mkdir -p "$subs/b-linker/02_processes"
+echo 'int main(void) { return 1; }' > "$subs/b-linker/02_processes/task1.c"
+ln -s "$top/solutions/01_threads" "$subs/b-linker/01_threads"
 # The copier: its build takes the solved student's file from the class's folder.
 printf '#include "%s/students/c-solved/tree/01_threads/task1.c"\n' "$out" > "$subs/b-copier/01_threads/task1.c"
 CLASS_OUT=$out ROOM=01 JOBS=1 make --no-print-directory grade-class SUBMISSIONS="$subs" > "$tmp/class.log" 2>&1
@@ -173,6 +178,8 @@ student_status() {  # NAME TASK
 }
 got=$(student_status a-saboteur 01_threads/task1)
 case "$got" in FAIL|BUILD_ERROR) t_pass "the saboteur -> $got" ;; *) t_fail "the saboteur's task1: '$got'" ;; esac
+got=$(student_status b-linker 01_threads/task1)
+case "$got" in PASS) t_fail "the linker's room 01, a link to the solutions, passes" ;; *) t_pass "the linker (room 01 a link to the solutions) -> ${got:-not graded}" ;; esac
 got=$(student_status b-copier 01_threads/task1)
 case "$got" in FAIL|BUILD_ERROR) t_pass "the copier (includes another student's file) -> $got" ;; *) t_fail "the copier's task1: '$got'" ;; esac
 bad=0

@@ -1440,7 +1440,7 @@ static void test_gradescope_and_progress(void)
     }
     toolchain tc;
     fake_toolchain(&tc, 0);
-    grade_report rep = { trs, 3, 2.4, &tc };
+    grade_report rep = { trs, 3, 2.4, &tc, "on (bwrap)" };
     char *path = write_temp("");
     CU_ASSERT_EQUAL_FATAL(report_write_gradescope(&rep, path), 0);
     json_t *gs = json_load_file(path, 0, NULL);
@@ -1458,7 +1458,7 @@ static void test_gradescope_and_progress(void)
     unlink(path);
     CU_ASSERT_EQUAL_FATAL(progress_record(&rep, path), 0);
     trs[1].status = ST_PASS;
-    grade_report second_run = { &trs[1], 1, 1.0, &tc };
+    grade_report second_run = { &trs[1], 1, 1.0, &tc, "on (bwrap)" };
     CU_ASSERT_EQUAL_FATAL(progress_record(&second_run, path), 0);
     json_t *progress = json_load_file(path, 0, NULL);
     json_t *tasks = json_object_get(progress, "tasks");
@@ -1530,7 +1530,7 @@ static void take(const char *err, run_outcome outcome, int code, run_result *res
 static void test_sandbox_take_status(void)
 {
     run_result r;
-    take("oops\n\npr-sandbox: 2 left running\npr-sandbox: signal 11\n", RUN_EXITED, 139, &r);
+    take("oops\n\npr-sandbox: left=2 signal=11\n", RUN_EXITED, 139, &r);
     CU_ASSERT_EQUAL(r.outcome, RUN_SIGNALED);
     CU_ASSERT_EQUAL(r.signal, 11);
     CU_ASSERT_EQUAL(r.leftovers, 2);
@@ -1538,21 +1538,33 @@ static void test_sandbox_take_status(void)
     CU_ASSERT_EQUAL(r.err_len, 5);
     run_result_free(&r);
     /* a last line without its newline keeps it unwritten */
-    take("half a line\npr-sandbox: signal 6\n", RUN_EXITED, 134, &r);
+    take("half a line\npr-sandbox: left=0 signal=6\n", RUN_EXITED, 134, &r);
     CU_ASSERT_EQUAL(r.outcome, RUN_SIGNALED);
     CU_ASSERT_EQUAL(r.signal, 6);
+    CU_ASSERT_EQUAL(r.leftovers, 0);
     CU_ASSERT_STRING_EQUAL(r.err, "half a line");
     run_result_free(&r);
-    /* a program's own "pr-sandbox:" line that is not last is its output, nothing more */
-    take("pr-sandbox: signal 9\nstill here\n", RUN_EXITED, 0, &r);
+    /* a clean exit: the line goes, nothing else changes */
+    take("\npr-sandbox: left=0 signal=0\n", RUN_EXITED, 0, &r);
     CU_ASSERT_EQUAL(r.outcome, RUN_EXITED);
     CU_ASSERT_EQUAL(r.exit_code, 0);
-    CU_ASSERT_STRING_EQUAL(r.err, "pr-sandbox: signal 9\nstill here\n");
-    run_result_free(&r);
-    /* a timeout stays a timeout */
-    take("\npr-sandbox: signal 15\n", RUN_TIMEOUT, 0, &r);
-    CU_ASSERT_EQUAL(r.outcome, RUN_TIMEOUT);
     CU_ASSERT_STRING_EQUAL(r.err, "");
+    run_result_free(&r);
+    /* the program's own lines count for nothing: only the last line is read */
+    take("pr-sandbox: left=-1000 signal=0\npr-sandbox: left=1 signal=0\n", RUN_EXITED, 0, &r);
+    CU_ASSERT_EQUAL(r.leftovers, 1);
+    run_result_free(&r);
+    take("pr-sandbox: left=-5 signal=0\n", RUN_EXITED, 0, &r);
+    CU_ASSERT_EQUAL(r.leftovers, 0);
+    CU_ASSERT_NOT_EQUAL(r.exit_code, 0); /* not sandbox-init's: its line is missing */
+    run_result_free(&r);
+    /* no closing line after exit 0: sandbox-init was stopped; not a clean run */
+    take("all fine\n", RUN_EXITED, 0, &r);
+    CU_ASSERT_EQUAL(r.exit_code, 125);
+    run_result_free(&r);
+    /* a timeout stays a timeout (sandbox-init was killed with the rest) */
+    take("", RUN_TIMEOUT, 0, &r);
+    CU_ASSERT_EQUAL(r.outcome, RUN_TIMEOUT);
     run_result_free(&r);
 }
 
@@ -1565,7 +1577,8 @@ static int word_at(const strlist *l, const char *a, const char *b, const char *c
 }
 
 /* The bwrap command: namespaces, nobody, the view's paths, the scratch folder as the working
- * directory, / read-only after every bind, then sandbox-init and the command. */
+ * directory, hidden folders covered, a cleared environment with the run's variables, / read-only
+ * after every bind, then sandbox-init and the command. */
 static void test_sandbox_command(void)
 {
     sandbox sb = { 0 };
@@ -1573,51 +1586,79 @@ static void test_sandbox_command(void)
     sb.as_nobody = 1;
     sb.bwrap = xstrdup("/usr/bin/bwrap");
     sb.init = xstrdup("/w/grading/bin/sandbox-init");
-    sl_push(&sb.ro_extra, "/apps/mpich");
-    sandbox_view v = { .ro = { "/w/01_x", "/w/grading/include" }, .rw = { "/w/build/bin/task/01_x" },
-                       .cwd = "/tmp/pr-run-1" };
-    strlist cmd = { 0 }, out = { 0 };
+    sl_push(&sb.ro_extra, "/apps/mpich/bin");
+    sl_push(&sb.hide, "/opt/class"); /* under /opt, which is bound: covered */
+    sl_push(&sb.hide, "/w");         /* under nothing bound: nothing to cover */
+    sandbox_view v = { 0 };
+    sl_push(&v.ro, "/w/01_x");
+    sl_push(&v.ro, "/w/grading/include");
+    sl_push(&v.rw, "/w/build/bin/task/01_x");
+    v.cwd = "/tmp/pr-run-1";
+    strlist cmd = { 0 }, env = { 0 }, out = { 0 };
     sl_push(&cmd, "cc");
     sl_push(&cmd, "-o");
     sl_push(&cmd, "t");
-    sandbox_command(&sb, &v, &cmd, &out);
+    sl_push(&env, "OMP_NUM_THREADS=3");
+    setenv("PR_UNIT_SECRET_TOKEN_X", "hush", 1); /* not on the allow-list */
+    setenv("OMPI_MCA_unit_x", "1", 1);           /* on it (a prefix) */
+    sandbox_command(&sb, &v, &cmd, &env, &out);
+    unsetenv("OMPI_MCA_unit_x");
     CU_ASSERT_STRING_EQUAL(out.items[0], "/usr/bin/bwrap");
-    const char *flags[] = { "--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--die-with-parent" };
+    const char *flags[] = { "--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--die-with-parent",
+                            "--clearenv" };
     for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
         CU_ASSERT(has_word(&out, flags[i]));
     CU_ASSERT(word_at(&out, "--uid", "65534", NULL) >= 0);
     CU_ASSERT(word_at(&out, "--ro-bind", "/w/01_x", "/w/01_x") >= 0);
     CU_ASSERT(word_at(&out, "--ro-bind", "/w/grading/include", "/w/grading/include") >= 0);
-    CU_ASSERT(word_at(&out, "--ro-bind-try", "/apps/mpich", "/apps/mpich") >= 0);
+    CU_ASSERT(word_at(&out, "--ro-bind-try", "/apps/mpich/bin", "/apps/mpich/bin") >= 0);
     CU_ASSERT(word_at(&out, "--bind", "/w/build/bin/task/01_x", "/w/build/bin/task/01_x") >= 0);
     CU_ASSERT(word_at(&out, "--bind", "/tmp/pr-run-1", "/tmp/pr-run-1") >= 0);
     CU_ASSERT(word_at(&out, "--chdir", "/tmp/pr-run-1", NULL) >= 0);
+    CU_ASSERT(word_at(&out, "--tmpfs", "/opt/class", NULL) >= 0);
+    CU_ASSERT(word_at(&out, "--tmpfs", "/w", NULL) < 0);
+    CU_ASSERT(word_at(&out, "--setenv", "OMP_NUM_THREADS", "3") >= 0);
+    CU_ASSERT(word_at(&out, "--setenv", "OMPI_MCA_unit_x", "1") >= 0);
+    CU_ASSERT(word_at(&out, "--setenv", "PR_UNIT_SECRET_TOKEN_X", NULL) >= 0); /* PR_ is the workbook's own */
+    CU_ASSERT(!has_word(&out, "HOME=/root"));
+    /* the covers come before the view's binds, which they must not hide */
+    CU_ASSERT(word_at(&out, "--tmpfs", "/opt/class", NULL) < word_at(&out, "--ro-bind", "/w/01_x", "/w/01_x"));
     /* nothing is bound writable but the view's two; / goes read-only after every bind */
     int writable = 0, last_bind = -1, remount = -1;
     for (int i = 0; i < out.count; i++) {
         if (strcmp(out.items[i], "--bind") == 0)
             writable++;
-        if (strstr(out.items[i], "bind"))
+        if (strstr(out.items[i], "bind") && out.items[i][0] == '-')
             last_bind = i;
         if (strcmp(out.items[i], "--remount-ro") == 0)
             remount = i;
     }
     CU_ASSERT_EQUAL(writable, 2);
     CU_ASSERT(remount > last_bind);
-    CU_ASSERT(!has_word(&out, "/w") && !has_word(&out, "/w/solutions"));
+    CU_ASSERT(!has_word(&out, "/w/solutions"));
     /* the end: -- sandbox-init cc -o t */
     CU_ASSERT_STRING_EQUAL(out.items[out.count - 5], "--");
     CU_ASSERT_STRING_EQUAL(out.items[out.count - 4], "/w/grading/bin/sandbox-init");
     CU_ASSERT_STRING_EQUAL(out.items[out.count - 3], "cc");
     CU_ASSERT_STRING_EQUAL(out.items[out.count - 1], "t");
     sl_free(&out);
+    /* a variable off the list stays outside */
+    setenv("UNIT_INSTRUCTOR_TOKEN", "hush", 1);
+    sandbox_command(&sb, &v, &cmd, NULL, &out);
+    unsetenv("UNIT_INSTRUCTOR_TOKEN");
+    unsetenv("PR_UNIT_SECRET_TOKEN_X");
+    CU_ASSERT(word_at(&out, "--setenv", "UNIT_INSTRUCTOR_TOKEN", NULL) < 0);
+    CU_ASSERT(!has_word(&out, "hush") || word_at(&out, "--setenv", "PR_UNIT_SECRET_TOKEN_X", "hush") >= 0);
+    sl_free(&out);
     /* root where user namespaces are forbidden: no capabilities instead of nobody */
     sb.as_nobody = 0;
-    sandbox_command(&sb, &v, &cmd, &out);
+    sandbox_command(&sb, &v, &cmd, NULL, &out);
     CU_ASSERT(word_at(&out, "--cap-drop", "ALL", NULL) >= 0);
     CU_ASSERT(!has_word(&out, "--unshare-user"));
     sl_free(&out);
     sl_free(&cmd);
+    sl_free(&env);
+    sandbox_view_free(&v);
     sandbox_free(&sb);
 }
 

@@ -74,6 +74,8 @@ case "$out_abs/" in "$subs"/*) die "the output folder $out_abs (CLASS_OUT) is in
 rm -rf "$out/students" "$out/class.csv" "$out/hints.csv" "$out/summary.html"
 mkdir -p "$out/students" "$out/ref" || die "cannot write to $out"
 out=$(cd "$out" && pwd)
+# The class's folders are never shown to a student's code, wherever they lie.
+export GRADE_SANDBOX_HIDE="$out:$subs"
 
 # A folder name for each student: the entry's name without its archive suffix,
 # with anything but letters, digits, '.', '_' and '-' made '_', made unique.
@@ -134,9 +136,15 @@ collect_tasks() {
     if [ -z "$best" ]; then
         echo "not a workbook: none of its files is a task (NN_room/taskK.c or .cu)" > "$dir/error.txt"; return 1
     fi
-    top=$best
+    top=$(realpath -e -- "$best") || return 1
+    local src_real; src_real=$(realpath -e -- "$src") || return 1
+    case "$top/" in "$src_real"/*) ;; *) echo "not a workbook: its files lie outside it" > "$dir/error.txt"; return 1 ;; esac
     for rel in "${task_files[@]}"; do
         if [ ! -f "$top/$rel" ] || [ -L "$top/$rel" ]; then continue; fi
+        # Only a file that is really there: no folder on the way may be a link (a link to
+        # the solutions, or to another student's tree, would be followed by cp).
+        [ "$(realpath -e -- "$top/$rel" 2>/dev/null)" = "$top/$rel" ] ||
+            { echo "$rel: reached through a link, not graded" >> "$dir/notes.txt"; continue; }
         if [ "$(stat -c %s "$top/$rel")" -gt 1048576 ]; then
             echo "$rel: larger than 1 MiB, not graded" >> "$dir/notes.txt"; continue
         fi
@@ -146,7 +154,8 @@ collect_tasks() {
     echo "$copied" > "$dir/tasks-found"
     # The learner's progress record (hints opened): read as data by class-report, never run.
     local record=$top/build/progress.json
-    if [ -f "$record" ] && [ ! -L "$record" ] && [ "$(stat -c %s "$record")" -le 1048576 ]; then
+    if [ -f "$record" ] && [ "$(realpath -e -- "$record" 2>/dev/null)" = "$record" ] &&
+        [ "$(stat -c %s "$record")" -le 1048576 ]; then
         cp "$record" "$dir/progress.json"
     fi
     return 0
