@@ -34,14 +34,17 @@ DEPS     := bash grading/tools/deps.sh
 # A failing `make grade` typed by a person ends with the grader's own summary, not make's
 # "*** [Makefile:NN: grade] Error 1" under it: make is stopped quietly (SIGINT, which no
 # shell reports; exit status 130).  Inside another make or a script's make (MAKELEVEL > 0)
-# the failure is passed on as usual.  The recipe's shell exits 0 only once make has taken
-# the signal (its handler resets SIGINT: /proc's SigCgt loses SIGINT's bit, 0x2); make's handler waits
-# for the shell, and a shell gone before that is reaped twice ("wait: No child processes")
-# or, under load, lets make exit 0.  Where /proc cannot tell within 10 s the shell exits
-# with the grader's status: make's error line shows, the status stays non-zero.
-QUIET_FAILURE = { rc=$$?; if [ "$(MAKELEVEL)" = 0 ]; then kill -INT $$PPID; \
-                    for i in $$(seq 100); do cgt=$$(awk '/^SigCgt:/ { print $$2 }' /proc/$$PPID/status 2>/dev/null); \
-                      [ -n "$$cgt" ] || break; [ $$((0x$$cgt & 2)) -eq 0 ] && exit 0; sleep 0.1; done; fi; exit $$rc; }
+# the failure is passed on as usual.  Only a make that catches SIGINT is stopped so (its
+# SigCgt in /proc has SIGINT's bit, 0x2: a make started with SIGINT ignored, as a
+# background job of a script is, would not stop, and would exit 0); the recipe's shell
+# exits 0 only once make has taken the signal (its handler resets SIGINT: the bit goes);
+# make's handler waits for the shell, and a shell gone before that is reaped twice ("wait:
+# No child processes") or, under load, lets make exit 0.  Otherwise, and where /proc cannot
+# tell within 10 s, the shell exits with the grader's status: make's error line shows, the
+# status stays non-zero.
+SIGINT_CAUGHT = { cgt=$$(awk '/^SigCgt:/ { print $$2 }' /proc/$$PPID/status 2>/dev/null); [ -n "$$cgt" ] && [ $$((0x$$cgt & 2)) -ne 0 ]; }
+QUIET_FAILURE = { rc=$$?; if [ "$(MAKELEVEL)" = 0 ] && $(SIGINT_CAUGHT); then kill -INT $$PPID; \
+                    for i in $$(seq 100); do $(SIGINT_CAUGHT) || exit 0; sleep 0.1; done; fi; exit $$rc; }
 
 # ROOM / TASK filters for the grader.
 GRADE_FILTER := $(if $(ROOM),--room $(ROOM)) $(if $(TASK),--task $(TASK))

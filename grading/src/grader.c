@@ -399,6 +399,10 @@ static char *reference_failure_cause(const toolchain *tc, const task_meta *task,
 /* Stamps the task's time and shows its line. */
 static void task_done(task_report *tr, double start, int index, int total)
 {
+    /* what a program printed reaches the terminal and the reports only as printable text */
+    text_printable(tr->message);
+    for (int i = 0; i < tr->nruns; i++)
+        text_printable(tr->runs[i].message);
     tr->seconds = now_seconds() - start;
     term_task_done(index, total, tr);
 }
@@ -435,6 +439,18 @@ static void task_files_make(const grade_context *ctx, const task_meta *task, tas
 static void task_files_free(task_files *f)
 {
     free(f->ref_src), free(f->task_src), free(f->ref_exe), free(f->task_exe);
+}
+
+/* A task "file" that is a FIFO, a device or a folder is never opened (a FIFO would block the
+ * grader): BUILD_ERROR.  Returns 1 when it is one. */
+static int not_a_file(const task_files *f, task_report *tr)
+{
+    struct stat st;
+    if (stat(f->task_src, &st) != 0 || S_ISREG(st.st_mode))
+        return 0; /* a missing file is the build's to say */
+    tr->status = ST_BUILD_ERROR;
+    tr->message = xasprintf("%s is not a regular file: a task is a source file", f->task_src);
+    return 1;
 }
 
 /* The untouched check: a task file still as it came is NOT_STARTED (a bug hunt excepted: it is
@@ -630,7 +646,8 @@ void grade_task(const grade_context *ctx, const task_meta *task, int index, int 
     term_task_start(index, total, task);
     task_files files;
     task_files_make(ctx, task, &files);
-    if (!not_started(ctx, &files, tr) && !skipped(ctx, task, tr) && build_both(ctx, task, &files, tr))
+    if (!not_a_file(&files, tr) && !not_started(ctx, &files, tr) && !skipped(ctx, task, tr) &&
+        build_both(ctx, task, &files, tr))
         settle_status(tr, run_configs(ctx, task, &files, tr));
     task_files_free(&files);
     task_done(tr, start, index, total);

@@ -91,6 +91,13 @@ static int parse_line(const char *line, size_t len, int lineno, result_set *set,
         free(item.value);
         return -1;
     }
+    if (set->count >= RESULTS_MAX) {
+        /* (a flood of distinct names would make the duplicate check quadratic) */
+        snprintf(err, errlen, "line %d: more than %d result lines", lineno, RESULTS_MAX);
+        free(item.name);
+        free(item.value);
+        return -1;
+    }
     if (results_find(set, item.name)) {
         snprintf(err, errlen, "line %d: result '%s' printed twice", lineno, item.name);
         free(item.name);

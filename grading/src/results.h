@@ -30,6 +30,8 @@ typedef struct {
 /* Parses every result line of `text`.  Returns 0, or -1 on the first malformed
  * result line or duplicated name, with a message in err (the set keeps what
  * was parsed before it). */
+/* The most result lines a program may print (the solutions print a few dozen at most). */
+#define RESULTS_MAX 1000
 int results_parse(const char *text, result_set *set, char *err, size_t errlen);
 const result_line *results_find(const result_set *set, const char *name);
 void results_free(result_set *set);

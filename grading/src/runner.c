@@ -229,8 +229,11 @@ static int write_text(const char *path, const char *text)
 }
 
 /* As root: a pids cgroup of its own for the run (v1 or v2), holding at most
- * max_procs tasks.  Fills dir and returns 1, or returns 0 where none can be made. */
-static int cgroup_make(int max_procs, char *dir, size_t size)
+ * max_procs tasks and, where cgroup v2 offers the memory controller, at most twice
+ * max_memory bytes: a backstop behind the watchdog for what resident memory does not show
+ * (socket buffers, tmpfs pages), whose excess the kernel kills.  Fills dir and returns 1,
+ * or returns 0 where none can be made. */
+static int cgroup_make(int max_procs, size_t max_memory, char *dir, size_t size)
 {
     static int serial = 0;
     static const char *const bases[] = { "/sys/fs/cgroup/pids", "/sys/fs/cgroup/unified", "/sys/fs/cgroup" };
@@ -242,15 +245,25 @@ static int cgroup_make(int max_procs, char *dir, size_t size)
         if (access(probe, W_OK) != 0)
             continue;
         snprintf(probe, sizeof probe, "%s/cgroup.subtree_control", bases[b]);
-        if (access(probe, W_OK) == 0)
+        int v2 = access(probe, W_OK) == 0;
+        if (v2) {
             write_text(probe, "+pids"); /* v2: let children limit pids (fails harmlessly if not allowed) */
+            if (max_memory > 0)
+                write_text(probe, "+memory");
+        }
         snprintf(dir, size, "%s/parallel-rooms-%d-%d", bases[b], (int)getpid(), serial++);
         if (mkdir(dir, 0755) != 0)
             continue;
         snprintf(probe, sizeof probe, "%s/pids.max", dir);
         snprintf(limit, sizeof limit, "%d", max_procs);
-        if (write_text(probe, limit) == 0)
+        if (write_text(probe, limit) == 0) {
+            snprintf(probe, sizeof probe, "%s/memory.max", dir);
+            if (v2 && max_memory > 0 && access(probe, W_OK) == 0) {
+                snprintf(limit, sizeof limit, "%zu", max_memory * 2);
+                write_text(probe, limit);
+            }
             return 1;
+        }
         rmdir(dir);
     }
     dir[0] = '\0';
@@ -284,7 +297,8 @@ static void cgroup_remove(const char *dir)
 /* ---- one run ---------------------------------------------------------------- */
 
 /* The child's side of the limits: into the cgroup, or RLIMIT_NPROC; RLIMIT_AS; no file
- * larger than the memory limit (RLIMIT_FSIZE: a program filling the disk gets SIGXFSZ). */
+ * larger than the memory limit (RLIMIT_FSIZE: a program filling the disk gets SIGXFSZ);
+ * at most 1024 open files (RLIMIT_NOFILE). */
 static void child_limits(const run_request *req, const char *cgroup, long user_tasks_now)
 {
     if (cgroup[0]) {
@@ -300,6 +314,13 @@ static void child_limits(const run_request *req, const char *cgroup, long user_t
     if (req->max_memory > 0) {
         struct rlimit fsize = { (rlim_t)req->max_memory, (rlim_t)req->max_memory };
         setrlimit(RLIMIT_FSIZE, &fsize);
+        /* the usual default: a program holding thousands of sockets is up to no good */
+        struct rlimit files;
+        if (getrlimit(RLIMIT_NOFILE, &files) == 0 && (files.rlim_max == RLIM_INFINITY || files.rlim_max > 1024)) {
+            files.rlim_cur = files.rlim_cur < 1024 ? files.rlim_cur : 1024;
+            files.rlim_max = 1024;
+            setrlimit(RLIMIT_NOFILE, &files);
+        }
     }
     if (req->limit_address_space && req->max_memory > 0) {
         rlim_t bytes = (rlim_t)req->max_memory * 2;
@@ -592,7 +613,7 @@ void run_process(const run_request *req, run_result *res)
         start_failed(&st, res, "pipe");
         return;
     }
-    st.have_cgroup = cgroup_make(req->max_procs, st.cgroup, sizeof st.cgroup);
+    st.have_cgroup = cgroup_make(req->max_procs, req->max_memory, st.cgroup, sizeof st.cgroup);
     long tasks_now = !st.have_cgroup && req->max_procs > 0 && geteuid() != 0 ? user_tasks() : 0;
     res->max_memory = req->max_memory;
     res->max_procs = req->max_procs;

@@ -4,6 +4,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,32 +156,43 @@ int make_dirs(const char *path)
     return rc;
 }
 
-int remove_tree(const char *path)
+/* Removes name in the folder parent (a descriptor), and all below it, by descriptors: a tree deeper than
+ * PATH_MAX goes too.  depth bounds the recursion.  Returns 0 or -1. */
+static int remove_at(int parent, const char *name, int depth)
 {
     struct stat st;
-    if (lstat(path, &st) != 0)
+    if (fstatat(parent, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
         return errno == ENOENT ? 0 : -1;
     if (!S_ISDIR(st.st_mode))
-        return unlink(path);
-    if ((st.st_mode & 0700) != 0700)
-        chmod(path, st.st_mode | 0700); /* a folder a program made unreadable (chmod 000) still goes */
-    DIR *dir = opendir(path);
-    if (!dir)
+        return unlinkat(parent, name, 0);
+    if (depth > 100000)
         return -1;
-    struct dirent *entry;
+    if ((st.st_mode & 0700) != 0700)
+        fchmodat(parent, name, st.st_mode | 0700, 0); /* a folder a program made unreadable still goes */
+    int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    DIR *dir = fdopendir(fd);
+    if (!dir) {
+        close(fd);
+        return -1;
+    }
     int rc = 0;
-    while ((entry = readdir(dir)) != NULL) {
+    for (struct dirent *entry; (entry = readdir(dir)) != NULL;) {
         if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0)
             continue;
-        char *child = xasprintf("%s/%s", path, entry->d_name);
-        if (remove_tree(child) != 0)
+        if (remove_at(dirfd(dir), entry->d_name, depth + 1) != 0)
             rc = -1;
-        free(child);
     }
     closedir(dir);
-    if (rmdir(path) != 0)
+    if (unlinkat(parent, name, AT_REMOVEDIR) != 0)
         rc = -1;
     return rc;
+}
+
+int remove_tree(const char *path)
+{
+    return remove_at(AT_FDCWD, path, 0);
 }
 
 int file_exists(const char *path)
@@ -226,4 +238,34 @@ double now_seconds(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The length of the valid UTF-8 sequence at s (1 to 4), or 0 when it is not one. */
+static int utf8_sequence(const unsigned char *s)
+{
+    if (s[0] < 0x80)
+        return 1;
+    int n = s[0] >= 0xF0 && s[0] <= 0xF4 ? 4 : s[0] >= 0xE0 ? 3 : s[0] >= 0xC2 && s[0] <= 0xDF ? 2 : 0;
+    for (int i = 1; i < n; i++)
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+    if (n == 3 && ((s[0] == 0xE0 && s[1] < 0xA0) || (s[0] == 0xED && s[1] >= 0xA0)))
+        return 0; /* overlong, or a surrogate */
+    if (n == 4 && ((s[0] == 0xF0 && s[1] < 0x90) || (s[0] == 0xF4 && s[1] >= 0x90)))
+        return 0;
+    return n;
+}
+
+void text_printable(char *s)
+{
+    if (!s)
+        return;
+    for (unsigned char *p = (unsigned char *)s; *p;) {
+        int n = utf8_sequence(p);
+        if (n == 0 || (n == 1 && ((*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7F))) {
+            *p++ = '?';
+            continue;
+        }
+        p += n;
+    }
 }

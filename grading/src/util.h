@@ -39,6 +39,10 @@ int make_dirs(const char *path);
 /* rm -r (does not follow symbolic links); returns 0 or -1. */
 int remove_tree(const char *path);
 int file_exists(const char *path);
+/* Makes text safe to show and to write in JSON and XML, in place: every byte that is not
+ * part of valid UTF-8, and every control character but newline and tab (a terminal's
+ * escape sequences), becomes '?'. */
+void text_printable(char *s);
 /* The first `max_lines` lines of text (at most max_bytes), as a new string. */
 char *first_lines(const char *text, int max_lines, size_t max_bytes);
 /* Writes len bytes to path (creating directories); returns 0 or -1. */

@@ -42,6 +42,7 @@ grade_hostile() {
           --json "$work/$name.json" --junit "$work/$name.xml" 2>&1)
     local rc=$?
     end=$(date +%s.%N)
+    last_out=$out
     status=$(grep -oE '^  task[0-9]+ +[A-Z_]+' <<<"$out" | awk '{print $2}')
     local took; took=$(awk -v a="$start" -v b="$end" 'BEGIN {printf "%.1f", b - a}')
     if [ "$status" != "$want" ]; then
@@ -84,6 +85,28 @@ if [ $mpi_only -eq 0 ]; then
     grade_hostile read_stdin   FAIL        8  'result'
     # Runs happen in a scratch folder that is removed afterwards: nothing lands in the workbook.
     grade_hostile write_cwd    FAIL        8  'result'
+    grade_hostile many_results FAIL        8  'more than 1000 result lines'
+    grade_hostile bad_text     FAIL        8  'result'
+    if grep -q $'\x1b' <<<"$last_out" || grep -q $'\x1b' "$work/bad_text.json" "$work/bad_text.xml"; then
+        t_fail "bad_text: an escape character reached the grader's output or reports"
+    elif command -v python3 >/dev/null 2>&1 && ! python3 -c 'import json, sys, xml.dom.minidom
+json.load(open(sys.argv[1])); xml.dom.minidom.parse(sys.argv[2])' "$work/bad_text.json" "$work/bad_text.xml" 2>/dev/null; then
+        t_fail "bad_text: the reports are no longer valid JSON and XML"
+    else
+        t_pass "bad_text: reports valid, no escape character shown"
+    fi
+    scratch_before=$(find "${TMPDIR:-/tmp}" -maxdepth 1 -name 'pr-run-*' 2>/dev/null | wc -l)
+    grade_hostile deep_dirs    FAIL        15 'result'
+    scratch_after=$(find "${TMPDIR:-/tmp}" -maxdepth 1 -name 'pr-run-*' 2>/dev/null | wc -l)
+    if [ "$scratch_after" -le "$scratch_before" ]; then t_pass "deep_dirs: its scratch folder went"
+    else t_fail "deep_dirs: a scratch folder stayed ($scratch_before before, $scratch_after after)"; fi
+    # A task "file" that is a FIFO is never opened (it would block the grader): BUILD_ERROR.
+    rm -f "$work/01_threads/task1.c" && mkfifo "$work/01_threads/task1.c"
+    out=$(timeout 30 "$GRADE" --task 01_threads/task1 --tasks-from "$work" --quiet \
+          --json "$work/fifo.json" --junit "$work/fifo.xml" 2>&1); rc=$?
+    if [ $rc -eq 1 ] && grep -q 'not a regular file' <<<"$out"; then t_pass "a FIFO as the task file -> BUILD_ERROR"
+    else t_fail "a FIFO as the task file: exit $rc: $(head -c 400 <<<"$out")"; fi
+    rm -f "$work/01_threads/task1.c"
     if find . /tmp -maxdepth 3 -name 'hostile-junk-*' 2>/dev/null | grep -q .; then
         t_fail "write_cwd: its files were left behind: $(find . /tmp -maxdepth 3 -name 'hostile-junk-*' | head -3)"
     else

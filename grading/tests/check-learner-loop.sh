@@ -40,6 +40,10 @@ for try in 1 2 3 4; do
     if [ $rc -ne 0 ]; then t_pass; else t_fail "make grade of an untouched task exited 0 (try $try)"; fi
     if grep -q '\*\*\*' <<<"$out"; then t_fail "make's error line follows a failing make grade (try $try): $out"; else t_pass; fi
 done
+# A make started with SIGINT ignored (a background job of a script) cannot be stopped
+# quietly: the failure must still show in its exit status.
+out=$( (trap '' INT; top_make grade TASK=01_threads/task4) 2>&1); rc=$?
+if [ $rc -ne 0 ]; then t_pass; else t_fail "make grade of an untouched task, started with SIGINT ignored, exited 0: $out"; fi
 if grep -q '"NOT_STARTED": 1' build/grade-report.json; then t_pass; else t_fail "the JSON report does not count NOT_STARTED"; fi
 
 # The hint ladder: one rung at a time, remembered; LEVEL=n and ALL=1; a bad LEVEL is exit 2.

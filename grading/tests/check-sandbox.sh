@@ -167,6 +167,11 @@ EOF
 mkdir -p "$subs/b-linker/02_processes"
 echo 'int main(void) { return 1; }' > "$subs/b-linker/02_processes/task1.c"
 ln -s "$top/solutions/01_threads" "$subs/b-linker/01_threads"
+# The hard linker: its task file is another name of the solution's (where the submissions
+# lie on the workbook's file system): the class script must not copy it.
+mkdir -p "$subs/b-hardlinker/01_threads"
+hardlinked=0
+ln "$top/solutions/01_threads/task1.c" "$subs/b-hardlinker/01_threads/task1.c" 2>/dev/null && hardlinked=1
 # The copier: its build takes the solved student's file from the class's folder.
 printf '#include "%s/students/c-solved/tree/01_threads/task1.c"\n' "$out" > "$subs/b-copier/01_threads/task1.c"
 CLASS_OUT=$out ROOM=01 JOBS=1 make --no-print-directory grade-class SUBMISSIONS="$subs" > "$tmp/class.log" 2>&1
@@ -180,6 +185,13 @@ got=$(student_status a-saboteur 01_threads/task1)
 case "$got" in FAIL|BUILD_ERROR) t_pass "the saboteur -> $got" ;; *) t_fail "the saboteur's task1: '$got'" ;; esac
 got=$(student_status b-linker 01_threads/task1)
 case "$got" in PASS) t_fail "the linker's room 01, a link to the solutions, passes" ;; *) t_pass "the linker (room 01 a link to the solutions) -> ${got:-not graded}" ;; esac
+if [ $hardlinked = 1 ]; then
+    got=$(student_status b-hardlinker 01_threads/task1)
+    case "$got" in PASS) t_fail "the hard linker's task1, the solution's other name, passes" ;; *) t_pass "the hard linker -> ${got:-not graded}" ;; esac
+else
+    rmdir "$subs/b-hardlinker/01_threads" "$subs/b-hardlinker" 2>/dev/null
+    t_skip "no hard link from $tmp to the workbook (another file system): the hard-link case is not checked"
+fi
 got=$(student_status b-copier 01_threads/task1)
 case "$got" in FAIL|BUILD_ERROR) t_pass "the copier (includes another student's file) -> $got" ;; *) t_fail "the copier's task1: '$got'" ;; esac
 bad=0

@@ -145,6 +145,9 @@ collect_tasks() {
         # the solutions, or to another student's tree, would be followed by cp).
         [ "$(realpath -e -- "$top/$rel" 2>/dev/null)" = "$top/$rel" ] ||
             { echo "$rel: reached through a link, not graded" >> "$dir/notes.txt"; continue; }
+        # nor a hard link: it may be another file's other name (a solution's)
+        [ "$(stat -c %h -- "$top/$rel")" = 1 ] ||
+            { echo "$rel: a hard link (another file's name too), not graded" >> "$dir/notes.txt"; continue; }
         if [ "$(stat -c %s "$top/$rel")" -gt 1048576 ]; then
             echo "$rel: larger than 1 MiB, not graded" >> "$dir/notes.txt"; continue
         fi
