@@ -10,6 +10,14 @@
  * static storage (one block at a time), poisoned (0xff bytes) at the start of every
  * block.  Device memory is mmap'ed, PROT_NONE outside kernels and copies, each
  * allocation ending exactly at a PROT_NONE guard page.
+ *
+ * A launch calls its kernel as a function call would (simpp puts it in a lambda), so
+ * kernel templates (deduced or explicit arguments, non-type parameters), overloaded
+ * kernels and default arguments work.  Offered besides the runtime API: atomics, warp
+ * shuffles and votes, the bit-casts (__float_as_int, __double_as_longlong ...) and the
+ * fast-math intrinsics (__expf, __sincosf ... computed precisely).  Not simulated: the
+ * CUDA libraries, cooperative groups and half precision (<cuda_fp16.h>, <cuda_bf16.h>),
+ * for which simcc stops with status 77; dynamic parallelism (a fatal error at run time).
  */
 #ifndef CUDA_SIM_H
 #define CUDA_SIM_H
@@ -787,6 +795,28 @@ template <class... P, class... A> inline void operator<<(void (*k)(P...), pendin
     launch(p.c->grid, p.c->block, p.c->shmem, p.c->file, p.c->line, &box::run, &b);
 }
 
+/* What simpp makes of a launch's kernel: a lambda that calls it with the stored arguments,
+ * so that a kernel template's arguments are deduced (scale<<<g, b>>>(x, 2.0f, n)), an
+ * overloaded kernel is chosen and the arguments convert to its parameters as in a call. */
+template <class F> struct kernel_of {
+    F call;
+    explicit kernel_of(F f) : call(f) {}
+};
+
+template <class F, class... A> inline void operator<<(kernel_of<F> &&k, pending<A...> &&p)
+{
+    struct box {
+        F *call;
+        std::tuple<A...> *args;
+        static void run(void *v)
+        {
+            box *b = (box *)v;
+            std::apply(*b->call, *b->args);
+        }
+    } b{&k.call, &p.args};
+    launch(p.c->grid, p.c->block, p.c->shmem, p.c->file, p.c->line, &box::run, &b);
+}
+
 inline double now()
 {
     struct timespec ts;
@@ -905,7 +935,21 @@ CUDA_SIM_CAS(unsigned long long int)
 CUDA_SIM_CAS(unsigned short int)
 #undef CUDA_SIM_CAS
 
-/* Math as CUDA's headers give it (the rest, and glibc's __expf __logf __sinf __cosf __powf, from <cmath>). */
+/* Math as CUDA's headers give it (the rest from <cmath>).  The fast-math intrinsics are the
+ * precise functions (the simulator is for correctness).  glibc declares __expf, __sinf ...
+ * as extern "C" without defining them for programs, so these are extern "C" inline too. */
+extern "C" {
+inline float __expf(float x) noexcept { return expf(x); }
+inline float __exp10f(float x) noexcept { return powf(10.0f, x); }
+inline float __logf(float x) noexcept { return logf(x); }
+inline float __log2f(float x) noexcept { return log2f(x); }
+inline float __log10f(float x) noexcept { return log10f(x); }
+inline float __sinf(float x) noexcept { return sinf(x); }
+inline float __cosf(float x) noexcept { return cosf(x); }
+inline float __tanf(float x) noexcept { return tanf(x); }
+inline void __sincosf(float x, float *s, float *c) noexcept { *s = sinf(x); *c = cosf(x); }
+inline float __powf(float x, float y) noexcept { return powf(x, y); }
+}
 static inline float __fdividef(float x, float y) { return x / y; }
 static inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
 static inline double rsqrt(double x) { return 1.0 / sqrt(x); }
@@ -913,6 +957,13 @@ static inline float __saturatef(float x) { return x < 0.0f ? 0.0f : (x > 1.0f ? 
 static inline float __fmul_rn(float a, float b) { return a * b; }
 static inline float __fadd_rn(float a, float b) { return a + b; }
 static inline int __float2int_rn(float x) { return (int)nearbyintf(x); }
+/* Bit reinterpretation, as memcpy does it. */
+static inline long long __double_as_longlong(double x) { long long r; memcpy(&r, &x, sizeof r); return r; }
+static inline double __longlong_as_double(long long x) { double r; memcpy(&r, &x, sizeof r); return r; }
+static inline int __float_as_int(float x) { int r; memcpy(&r, &x, sizeof r); return r; }
+static inline float __int_as_float(int x) { float r; memcpy(&r, &x, sizeof r); return r; }
+static inline unsigned int __float_as_uint(float x) { unsigned int r; memcpy(&r, &x, sizeof r); return r; }
+static inline float __uint_as_float(unsigned int x) { float r; memcpy(&r, &x, sizeof r); return r; }
 static inline int __popc(unsigned x) { return __builtin_popcount(x); }
 static inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
 static inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz((unsigned)x); }

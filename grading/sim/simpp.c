@@ -5,7 +5,12 @@
  *
  * Copies IN to OUT, starting with  #line 1 "IN"  and changing only:
  *   kernel<<<grid, block[, shmem[, stream]]>>>(args)
- *       -> kernel << ::cuda_sim::cfg(grid, block[, shmem[, stream]])(args)
+ *       -> ::cuda_sim::kernel_of([&](auto &&...cuda_sim_a) { kernel(cuda_sim_a...); })
+ *              << ::cuda_sim::cfg(grid, block[, shmem[, stream]])(args)
+ *   (the kernel is called, not named, so that a kernel template's arguments are deduced
+ *   and an overloaded kernel is chosen as in a call; where the kernel is more than a
+ *   possibly qualified name with template arguments, e.g. (*fp) or s.fp, it stays:
+ *   fp << ::cuda_sim::cfg(...)(args), a pointer to a function that is not a template)
  *   extern __shared__ T name[];
  *       -> extern __sim_extern_shared__ T name[] __asm__("cuda_sim_dynamic_shared");
  * Comments, string and character literals are left alone.  Nothing moves to another
@@ -19,10 +24,81 @@
 
 static char *src;
 static size_t len, pos;
-static FILE *out;
+static char *in_comment; /* in_comment[i]: src[i] is in a comment (known up to pos) */
+static char *obuf;       /* the output, written to OUT at the end */
+static size_t olen, ocap;
 static const char *name;
 
 static int is_id(int c) { return isalnum(c) || c == '_'; }
+
+static void emit(const char *p, size_t n)
+{
+    if (olen + n > ocap) {
+        while (olen + n > ocap)
+            ocap = ocap ? 2 * ocap : 1 << 16;
+        obuf = realloc(obuf, ocap);
+        if (!obuf) {
+            fprintf(stderr, "simpp: out of memory\n");
+            exit(2);
+        }
+    }
+    memcpy(obuf + olen, p, n);
+    olen += n;
+}
+static void emitc(char c) { emit(&c, 1); }
+static void emits(const char *s) { emit(s, strlen(s)); }
+
+static size_t space_before(size_t i)
+{
+    while (i > 0 && (isspace((unsigned char)src[i - 1]) || in_comment[i - 1]))
+        i--;
+    return i;
+}
+
+/* The start of the kernel expression that ends just before src[at] (the launch's '<<<'):
+ * NAME, NAME<...>, A::B<...>::NAME<...>, ::NAME.  Returns at when it is anything else. */
+static size_t kernel_start(size_t at)
+{
+    size_t i = space_before(at), start;
+    for (;;) {
+        if (i > 0 && src[i - 1] == '>') { /* template arguments, then their template's name */
+            int d = 0;
+            size_t k = i;
+            while (k > 0) {
+                char c = src[--k];
+                if (c == '>')
+                    d++;
+                else if (c == '<' && --d == 0)
+                    break;
+                else if (c == ';' || c == '{' || c == '}' || c == '"' || c == '\'' || c == '/' || c == '#')
+                    return at;
+            }
+            if (d != 0)
+                return at;
+            i = space_before(k);
+        }
+        if (!(i > 0 && is_id(src[i - 1])))
+            return at;
+        while (i > 0 && is_id(src[i - 1]))
+            i--;
+        if (isdigit((unsigned char)src[i]))
+            return at;
+        start = i;
+        i = space_before(i);
+        if (i >= 2 && src[i - 1] == ':' && src[i - 2] == ':') {
+            start = i - 2;
+            i = space_before(i - 2);
+            if (i > 0 && (is_id(src[i - 1]) || src[i - 1] == '>'))
+                continue;
+        }
+        break;
+    }
+    /* what comes before must end a statement or start an operand: not s.k, p->k, *k, &k */
+    i = space_before(start);
+    if (i == 0 || is_id(src[i - 1]) || strchr(";{}(),:?=", src[i - 1]))
+        return start;
+    return at;
+}
 
 static int line_of(size_t at)
 {
@@ -36,23 +112,26 @@ static int line_of(size_t at)
 static int copy_literal(void)
 {
     char c = src[pos];
+    size_t from = pos;
     if (c == '/' && pos + 1 < len && src[pos + 1] == '/') {
         while (pos < len && src[pos] != '\n') {
             if (src[pos] == '\\' && pos + 1 < len && src[pos + 1] == '\n')
-                fputc(src[pos++], out);
-            fputc(src[pos++], out);
+                emitc(src[pos++]);
+            emitc(src[pos++]);
         }
+        memset(in_comment + from, 1, pos - from);
         return 1;
     }
     if (c == '/' && pos + 1 < len && src[pos + 1] == '*') {
-        fputs("/*", out);
+        emits("/*");
         pos += 2;
         while (pos < len && !(src[pos] == '*' && pos + 1 < len && src[pos + 1] == '/'))
-            fputc(src[pos++], out);
+            emitc(src[pos++]);
         if (pos < len) {
-            fputs("*/", out);
+            emits("*/");
             pos += 2;
         }
+        memset(in_comment + from, 1, pos - from);
         return 1;
     }
     if (c == 'R' && pos + 1 < len && src[pos + 1] == '"' && (pos == 0 || !is_id(src[pos - 1]))) {
@@ -69,7 +148,7 @@ static int copy_literal(void)
             close[dl + 2] = '\0';
             char *end = strstr(src + d, close);
             size_t stop = end ? (size_t)(end - src) + dl + 2 : len;
-            fwrite(src + pos, 1, stop - pos, out);
+            emit(src + pos, stop - pos);
             pos = stop;
             return 1;
         }
@@ -77,14 +156,14 @@ static int copy_literal(void)
     if (c == '"' || (c == '\'' && !(pos > 0 && isxdigit((unsigned char)src[pos - 1]) &&
                                      pos + 1 < len && isxdigit((unsigned char)src[pos + 1])))) {
         /* (a ' between hex digits is a C++14 digit separator: 1'000'000) */
-        fputc(src[pos++], out);
+        emitc(src[pos++]);
         while (pos < len && src[pos] != c && src[pos] != '\n') {
             if (src[pos] == '\\' && pos + 1 < len)
-                fputc(src[pos++], out);
-            fputc(src[pos++], out);
+                emitc(src[pos++]);
+            emitc(src[pos++]);
         }
         if (pos < len && src[pos] == c)
-            fputc(src[pos++], out);
+            emitc(src[pos++]);
         return 1;
     }
     return 0;
@@ -112,18 +191,18 @@ int main(int argc, char **argv)
     }
     fclose(in);
     src[len] = '\0';
-    out = fopen(argv[2], "wb");
-    if (!out) {
-        perror(argv[2]);
+    in_comment = calloc(len + 1, 1);
+    if (!in_comment) {
+        fprintf(stderr, "simpp: out of memory\n");
         return 2;
     }
-    fputs("#line 1 \"", out);
+    emits("#line 1 \"");
     for (const char *p = name; *p; p++) {
         if (*p == '"' || *p == '\\')
-            fputc('\\', out);
-        fputc(*p, out);
+            emitc('\\');
+        emitc(*p);
     }
-    fputs("\"\n", out);
+    emits("\"\n");
 
     int in_launch = 0, depth = 0, want_label = 0, label_depth = 0;
     size_t launch_at = 0;
@@ -142,15 +221,15 @@ int main(int argc, char **argv)
                 while (k < len && isspace((unsigned char)src[k]))
                     k++;
                 if (len - k >= 10 && !memcmp(src + k, "__shared__", 10) && !is_id(src[k + 10])) {
-                    fwrite(src + s, 1, k - s, out);
-                    fputs("__sim_extern_shared__", out);
+                    emit(src + s, k - s);
+                    emits("__sim_extern_shared__");
                     pos = k + 10;
                     want_label = 1;
                     label_depth = depth;
                     continue;
                 }
             }
-            fwrite(src + s, 1, n, out);
+            emit(src + s, n);
             if (n < sizeof last_id) {
                 memcpy(last_id, src + s, n);
                 last_id[n] = '\0';
@@ -161,7 +240,17 @@ int main(int argc, char **argv)
         }
         if (!in_launch && c == '<' && len - pos >= 3 && src[pos + 1] == '<' && src[pos + 2] == '<' &&
             strcmp(last_id, "operator") != 0) {
-            fputs(" << ::cuda_sim::cfg(", out);
+            /* the kernel expression, emitted as it is in IN, goes into a lambda that calls it */
+            size_t k = kernel_start(pos), kn = space_before(pos) - k;
+            if (k < pos && !memchr(in_comment + k, 1, kn) && pos - k <= olen &&
+                !memcmp(obuf + olen - (pos - k), src + k, pos - k)) {
+                olen -= pos - k;
+                emits("::cuda_sim::kernel_of([&](auto &&...cuda_sim_a) { ");
+                emit(src + k, kn);
+                emits("(cuda_sim_a...); })");
+                emit(src + k + kn, pos - k - kn);
+            }
+            emits(" << ::cuda_sim::cfg(");
             pos += 3;
             in_launch = 1;
             launch_at = pos;
@@ -169,7 +258,7 @@ int main(int argc, char **argv)
             continue;
         }
         if (in_launch && depth == 0 && c == '>' && len - pos >= 3 && src[pos + 1] == '>' && src[pos + 2] == '>') {
-            fputc(')', out);
+            emitc(')');
             pos += 3;
             in_launch = 0;
             continue;
@@ -179,7 +268,7 @@ int main(int argc, char **argv)
         else if (c == ')' || c == ']' || c == '}')
             depth--;
         else if (c == ';' && want_label && depth == label_depth) {
-            fputs(" __asm__(\"cuda_sim_dynamic_shared\")", out);
+            emits(" __asm__(\"cuda_sim_dynamic_shared\")");
             want_label = 0;
         }
         if (in_launch && (c == ';' || depth < 0)) {
@@ -189,14 +278,15 @@ int main(int argc, char **argv)
         }
         if (!isspace((unsigned char)c))
             last_id[0] = '\0';
-        fputc(c, out);
+        emitc(c);
         pos++;
     }
     if (in_launch) {
         fprintf(stderr, "%s:%d: error: kernel launch '<<<' without its closing '>>>'\n", name, line_of(launch_at));
         return 1;
     }
-    if (fclose(out) != 0) {
+    FILE *out = fopen(argv[2], "wb");
+    if (!out || fwrite(obuf, 1, olen, out) != olen || fclose(out) != 0) {
         perror(argv[2]);
         return 2;
     }

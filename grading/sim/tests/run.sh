@@ -53,6 +53,10 @@ zero blocks: 1 invalid argument
 32x32x2 threads: 1 invalid argument
 1024 threads: 0 no error"
 expect shuffle 0 "sum 294900 xor-wrong 0"
+expect templates 0 "sum 11250.0 double 3000.0"
+expect bitcast 0 "sum 10240.00
+3ff0000000000000 3f800000 c0000000 1 1 1"
+expect fastmath 0 "1.649 -0.693 0.479 0.878 0.125 0.333 1.500 3.162 -1.000 -0.301 0.546 1.000"
 expect devquery 0 "count>=1 1 device 0 warpSize 32 maxThreadsPerBlock 1024 maxThreadsDim 1024 1024 64 sharedMemPerBlock 49152
 bad device: invalid device ordinal" "^name: CUDA CPU simulator$"
 expect divergent 70 "" \
@@ -110,6 +114,17 @@ fi
 # What the simulator cannot offer is refused with status 77.
 "$simcc" -o "$out/x" vecadd.cu -lcublas >"$out/cublas.err" 2>&1; rc=$?
 if [ $rc -eq 77 ] && grep -q "not simulated: cuBLAS" "$out/cublas.err"; then t_pass "-lcublas refused (77)"; else t_fail "-lcublas: status $rc"; fi
+# ... and so is an #include of their headers, with simcc's message, not the compiler's error.
+for h in cuda_fp16.h cooperative_groups.h curand_kernel.h thrust/device_vector.h cub/cub.cuh; do
+    printf '#include <cstdio>\n#include <%s>\nint main(void) { return 0; }\n' "$h" >"$out/inc.cu"
+    "$simcc" -o "$out/inc" "$out/inc.cu" >"$out/inc.err" 2>&1; rc=$?
+    if [ $rc -eq 77 ] && grep -q "^simcc: not simulated: the program includes <$h>" "$out/inc.err" &&
+       ! grep -q "error" "$out/inc.err"; then
+        t_pass "#include <$h> refused (77)"
+    else
+        t_fail "#include <$h>: status $rc:"; head -3 "$out/inc.err" | sed 's/^/        /'
+    fi
+done
 
 # Speed: the 2^20-float reduction in 256-thread blocks (a figure, checked against 2 s).
 if [ -x "$out/reduce" ]; then
