@@ -1513,6 +1513,21 @@ static void test_toolchain_cuda_aware_probe(void)
     toolchain_free(&tc);
 }
 
+/* Invalid UTF-8 and control characters (but newline and tab) become '?'; valid text stays. */
+static void test_text_printable(void)
+{
+    char a[] = "ok \xc3\xa9 \xe2\x82\xac\n\ttab";
+    text_printable(a);
+    CU_ASSERT_STRING_EQUAL(a, "ok \xc3\xa9 \xe2\x82\xac\n\ttab");
+    char b[] = "\x1b[2Jx\xff\xc3(\x7f\xe2\x82";
+    text_printable(b);
+    CU_ASSERT_STRING_EQUAL(b, "?[2Jx?\?(???"); /* (?\? : no trigraph) */
+    char c[] = "\xed\xa0\x80\xf4\x90\x80\x80"; /* a surrogate, and past U+10FFFF */
+    text_printable(c);
+    CU_ASSERT_PTR_NULL(strpbrk(c, "\xed\xf4"));
+    text_printable(NULL);
+}
+
 /* ---- sandbox ----------------------------------------------------------------------- */
 
 /* sandbox-init's closing lines come off stderr and into the result; anything else stays. */
@@ -1717,6 +1732,7 @@ int main(void)
         { "launchers", "every launcher in the table is tested", test_launchers_all_tested },
         { "policy", "every GRADE_* limit, the build timeout, when to stop", test_policy },
         { "report", "Gradescope's results.json and the progress record", test_gradescope_and_progress },
+        { "grader", "messages become printable UTF-8", test_text_printable },
         { "sandbox", "sandbox-init's closing lines become the run's result", test_sandbox_take_status },
         { "sandbox", "the bwrap command: namespaces, the view, / read-only", test_sandbox_command },
     };
