@@ -15,7 +15,7 @@
  *
  * The values are about one million, with a spread of about one.  The one-pass
  * shortcut, mean(v^2) - mean(v)^2, subtracts two numbers of about 1e12 that
- * agree in their first 12 digits, and loses almost all of them: the program
+ * agree in their first 13 digits, and loses almost all of them: the program
  * prints what it gives, beside the two-pass answer.  (The lesson explains.)
  *
  * Every rank checks its own answer; a rank that got it wrong says so.
