@@ -544,10 +544,11 @@ static inline double input_gradient_check(int hidden, uint64_t seed, net_backwar
 
 #include <cuda_runtime.h>
 
-/* NCCL where it is installed and this is a real GPU build: then HAVE_NCCL is
- * defined, NCCL_CHECK(call) does for NCCL what CHECK does for CUDA, and
- * nccl_start() and nccl_stop() make and end NCCL's communicator. */
-#if !defined(CUDA_SIM) && defined(__has_include)
+/* NCCL where it is installed, and in the CUDA CPU simulator (its nccl.h, on
+ * MPI): then HAVE_NCCL is defined, NCCL_CHECK(call) does for NCCL what CHECK
+ * does for CUDA, and nccl_start() and nccl_stop() make and end NCCL's
+ * communicator. */
+#if defined(__has_include)
 #if __has_include(<nccl.h>)
 #include <nccl.h>
 #define HAVE_NCCL 1

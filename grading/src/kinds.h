@@ -25,9 +25,11 @@ typedef struct {
     const char *name;      /* as tasks.ini writes it: "openmp" */
     unsigned flags;        /* KIND_* */
     const char *libs;      /* linked after the source in every build ("-lnccl"), or NULL; a task's
-                            * own `libs` come after these, in native builds only */
+                            * own `libs` come after these: in simulated builds only those the
+                            * simulator offers (-lnccl), the others in native builds only */
     const char *sim_lacks; /* CUDA code the simulator cannot build: what it lacks, for the SKIP
-                            * reason ("NCCL"); NULL otherwise */
+                            * reason ("cuBLAS"); NULL otherwise (every kind's, since NCCL is
+                            * simulated) */
 } kind_info;
 
 /* The table, in the order tasks.ini's documentation lists the kinds; nkinds rows. */

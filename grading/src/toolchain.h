@@ -78,7 +78,7 @@ int toolchain_ask_cuda_aware(const toolchain *tc);
  * *needs_gpu is set to 1 when the only thing missing is a GPU (or nvcc). */
 char *toolchain_skip_reason(const toolchain *tc, const task_meta *task, int *needs_gpu);
 /* How a task runs: MODE_SIM for a CUDA task whose kind the simulator can build
- * (KIND_SIMULABLE: cuda, cuda_mpi), built with grading/sim/simcc and run on the CPU (no
+ * (KIND_SIMULABLE: cuda, cuda_mpi, nccl), built with grading/sim/simcc and run on the CPU (no
  * usable GPU, or GRADE_CUDA=sim); else MODE_NATIVE. */
 run_mode toolchain_mode(const toolchain *tc, const task_meta *task);
 

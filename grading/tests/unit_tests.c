@@ -742,17 +742,26 @@ static void test_toolchain_cuda_mpi(void)
     build_command(&tc, &task, "t.cu", "t", &cmd);
     CU_ASSERT_STRING_EQUAL(cmd.items[0], "/w/grading/sim/simcc");
     CU_ASSERT(has_word(&cmd, "-ccbin") && has_word(&cmd, "mpicxx"));
-    CU_ASSERT(!has_word(&cmd, "-lnccl")); /* libraries are for native builds only */
+    /* of the task's libraries, only those the simulator offers: NCCL (on MPI) */
+    CU_ASSERT(has_word(&cmd, "-lnccl"));
+    CU_ASSERT(!has_word(&cmd, "-lsurely_not_installed_xyz"));
     /* pr.h's folder and the room's own (its shared header), whatever folder the task came from */
     CU_ASSERT(has_word(&cmd, "-I/w/grading/include") && has_word(&cmd, "-I/w/05_x"));
     sl_free(&cmd);
 
-    /* NCCL tasks cannot be simulated: SKIP, and only for want of a GPU. */
+    /* ... and -lcublas is left out: the simulator refuses it (CUDA_SIM guards its use). */
+    task.libs = "-lcublas -lnccl";
+    build_command(&tc, &task, "t.cu", "t", &cmd);
+    CU_ASSERT(!has_word(&cmd, "-lcublas") && has_word(&cmd, "-lnccl"));
+    sl_free(&cmd);
+    task.libs = "-lnccl -lsurely_not_installed_xyz";
+
+    /* NCCL tasks are simulated too (grading/sim/nccl.h, on MPI). */
     task.kind = "nccl";
     why = toolchain_skip_reason(&tc, &task, &needs_gpu);
-    CU_ASSERT_PTR_NOT_NULL(why);
-    CU_ASSERT_EQUAL(needs_gpu, 1);
+    CU_ASSERT_PTR_NULL(why);
     free(why);
+    CU_ASSERT_EQUAL(toolchain_mode(&tc, &task), MODE_SIM);
     toolchain_free(&tc);
 
     /* A GPU: nvcc, the wrapper again, and a library that is not installed left out. */
@@ -1228,9 +1237,9 @@ static void test_kinds_build_commands(void)
           { "/w/grading/sim/simcc", "-O2", "-ccbin", "mpicxx", I_PATHS, "-o", "t", "t.src", "-lm" },
           { "nvcc", "-O2", "-arch=native", "-Werror=all-warnings", "-ccbin", "mpicxx", I_PATHS, "-o", "t", "t.src",
             "-lm" } },
-        { "nccl", 1, 1, "native",
+        { "nccl", 1, 1, "sim",
           { "nvcc", "-O2", "-arch=native", "-ccbin", "mpicxx", I_PATHS, "-o", "t", "t.src", "-lnccl", "-lm" },
-          { "nvcc", "-O2", "-arch=native", "-ccbin", "mpicxx", I_PATHS, "-o", "t", "t.src", "-lnccl", "-lm" },
+          { "/w/grading/sim/simcc", "-O2", "-ccbin", "mpicxx", I_PATHS, "-o", "t", "t.src", "-lnccl", "-lm" },
           { "nvcc", "-O2", "-arch=native", "-Werror=all-warnings", "-ccbin", "mpicxx", I_PATHS, "-o", "t", "t.src",
             "-lnccl", "-lm" } },
     };
@@ -1295,8 +1304,6 @@ static void test_kinds_skip_reasons(void)
                                       "(grading/sim/simcc, not found)";
     static const char *const no_nvcc = "needs an NVIDIA GPU and nvcc (nvcc not found), or the CPU simulator "
                                        "(grading/sim/simcc, not found)";
-    static const char *const no_nccl = "needs an NVIDIA GPU and nvcc (no GPU found): the CPU simulator does not do "
-                                       "NCCL";
     static const struct {
         const char *kind;
         const char *without_mpi, *without_cxx, *without_gpu_or_sim, *without_nvcc_or_sim, *without_gpu;
@@ -1308,8 +1315,7 @@ static void test_kinds_skip_reasons(void)
         { "mpi", no_mpi, NULL, NULL, NULL, NULL },
         { "cuda", NULL, NULL, no_gpu, no_nvcc, NULL },
         { "cuda_mpi", no_mpi, no_cxx, no_gpu, no_nvcc, NULL },
-        { "nccl", no_mpi, no_cxx, no_nccl, "needs an NVIDIA GPU and nvcc (nvcc not found): the CPU simulator does not "
-                                           "do NCCL", no_nccl },
+        { "nccl", no_mpi, no_cxx, no_gpu, no_nvcc, NULL }, /* simulated on MPI (grading/sim/nccl.h) */
     };
     for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
         task_meta task;

@@ -13,7 +13,9 @@
  *   NCCL:        NVIDIA's collective library: ncclAllReduce on a CUDA stream,
  *                ring or tree algorithms running as GPU kernels over NVLink,
  *                PCIe or the network.  MPI is only used to hand out NCCL's id.
- *                Needs a GPU of its own for every rank.
+ *                Needs a GPU of its own for every rank.  In the CUDA CPU simulator
+ *                NCCL runs on MPI (grading/sim/nccl.h), every rank a process with
+ *                a simulated GPU of its own: the NCCL way runs and is checked there.
  *
  * A way that cannot run here says so and why (SKIP); every way that runs is
  * checked element by element and timed.  The sums are of whole numbers below
@@ -27,7 +29,7 @@
  * Build and run by hand, from the room's folder:
  *   on a GPU:  nvcc -ccbin mpicxx -O2 -arch=native -I../grading/include -o task3 task3.cu -lnccl
  *              (-lnccl wherever NCCL is installed; without NCCL leave it out: NCCL says SKIP)
- *   anywhere:  ../grading/sim/simcc -ccbin mpicxx -O2 -I../grading/include -o task3 task3.cu
+ *   anywhere:  ../grading/sim/simcc -ccbin mpicxx -O2 -I../grading/include -o task3 task3.cu -lnccl
  *   mpiexec -n 2 ./task3          (the default size: 4194304 doubles, 32 MB)
  * Grade it from the top folder:  make grade TASK=05_cuda_mpi/task3
  */
@@ -36,8 +38,8 @@
 
 #include "cuda_mpi.h" /* pick_gpu, gpus_on_node...: the room's scaffolding */
 
-/* NCCL where it is installed and this is a real GPU build. */
-#if !defined(CUDA_SIM) && defined(__has_include)
+/* NCCL where it is installed, and in the simulator (its nccl.h, on MPI). */
+#if defined(__has_include)
 #if __has_include(<nccl.h>)
 #include <nccl.h>
 #define HAVE_NCCL 1
@@ -261,8 +263,13 @@ int main(int argc, char **argv)
     }
 
 #ifdef HAVE_NCCL
-    /* Every rank must agree: NCCL needs a GPU per rank on every node. */
+    /* Every rank must agree: NCCL needs a GPU per rank on every node (in the
+     * simulator each rank, a process of its own, has a simulated GPU of its own). */
+#ifdef CUDA_SIM
+    int mine_ok = 1, all_ok = 0;
+#else
     int mine_ok = ranks_on_node <= gpus_used, all_ok = 0;
+#endif
     MPI_Allreduce(&mine_ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (all_ok) {
         nccl_start();
@@ -274,9 +281,6 @@ int main(int argc, char **argv)
         printf("  NCCL: SKIP (NCCL needs a GPU of its own for every rank: %d ranks share %d GPU%s)\n",
                ranks_on_node, gpus_used, gpus_used == 1 ? "" : "s");
     }
-#elif defined(CUDA_SIM)
-    if (v.rank == 0)
-        printf("  NCCL: SKIP (the CUDA CPU simulator has no NCCL)\n");
 #else
     if (v.rank == 0)
         printf("  NCCL: SKIP (nccl.h not found: NCCL is not installed)\n");

@@ -28,15 +28,15 @@
  * Read first: README.md, "DDP: equal ranks and one allreduce", "Why the replicas never drift apart", "Task 6: DDP on GPUs".
  *
  * Training runs with the staged allreduce always, and again with NCCL where it
- * can run (a real GPU per rank and NCCL installed); in the CUDA CPU simulator
- * NCCL says SKIP.  Each is checked against the serial run (rank 0 runs it on
+ * can run (a real GPU per rank and NCCL installed, or the CUDA CPU simulator,
+ * whose NCCL runs on MPI: grading/sim/nccl.h).  Each is checked against the serial run (rank 0 runs it on
  * the CPU): every epoch's loss and the final parameters to 1e-9, and the
  * replicas against each other (a checksum, its spread over the ranks).
  *
  * Build and run by hand, from the room's folder:
  *   on a GPU:  nvcc -ccbin mpicxx -O2 -arch=native -I../grading/include -o task6 task6.cu -lnccl
  *              (-lnccl wherever NCCL is installed; without NCCL leave it out: NCCL says SKIP)
- *   anywhere:  ../grading/sim/simcc -ccbin mpicxx -O2 -I../grading/include -o task6 task6.cu
+ *   anywhere:  ../grading/sim/simcc -ccbin mpicxx -O2 -I../grading/include -o task6 task6.cu -lnccl
  *   mpiexec -n 2 ./task6 n=100003 batch=4096 epochs=5 hidden=32
  * Grade it from the top folder:  make grade TASK=06_data_parallel/task6
  */
@@ -262,7 +262,11 @@ int main(int argc, char **argv)
     print_time("GPU DDP, staged", t_staged, t_serial, epochs, size);
 
 #ifdef HAVE_NCCL
+#ifdef CUDA_SIM
+    int mine_ok = 1, all_ok = 0; /* a simulated GPU for each rank (each a process) */
+#else
     int mine_ok = ranks_on_node <= gpus_used, all_ok = 0;
+#endif
     MPI_Allreduce(&mine_ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (all_ok) {
         nccl_start();
@@ -274,9 +278,6 @@ int main(int argc, char **argv)
         printf("  NCCL: SKIP (NCCL needs a GPU of its own for every rank: %d ranks share %d GPU%s)\n",
                ranks_on_node, gpus_used, gpus_used == 1 ? "" : "s");
     }
-#elif defined(CUDA_SIM)
-    if (rank == 0)
-        printf("  NCCL: SKIP (the CUDA CPU simulator has no NCCL; the staged MPI allreduce stood in)\n");
 #else
     if (rank == 0)
         printf("  NCCL: SKIP (nccl.h not found: NCCL is not installed)\n");

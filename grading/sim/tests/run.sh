@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # run.sh -- end-to-end tests of the CUDA CPU simulator (grading/sim/simcc, grading/sim/).
 # Builds every test program here with grading/sim/simcc, runs it and checks its exact
-# output, exit status and (for the bugs it must catch) its message; times the 2^20
-# reduction; and, when nvcc is installed, compiles every .cu with it (no GPU needed).
+# output, exit status and (for the bugs it must catch) its message (nccl.cu under
+# mpiexec -n 3); times the 2^20 reduction; and, when nvcc is installed, compiles every
+# .cu with it (no GPU needed).
 # Exit 0 when every check passed.
 set -u
 cd "$(dirname "$0")" || exit 2
@@ -65,6 +66,55 @@ expect hostderef 139 "reading d[3] on the host" \
     '^cuda-sim: error: host code dereferenced device pointer 0x[0-9a-f]+ \(inside a cudaMalloc allocation of 400 bytes'
 expect oob 139 "" \
     '^cuda-sim: error: kernel wrote past the end of a cudaMalloc allocation: address 0x[0-9a-f]+ is 0 bytes past the end of the 4004-byte allocation at 0x[0-9a-f]+ \(thread \(233,0,0\) of block \(3,0,0\), kernel launched at oob\.cu:17\)'
+
+# NCCL (grading/sim/nccl.h, on MPI): every collective's exact result on 3 ranks, built
+# with -ccbin mpicxx and -lnccl as a real NCCL program is.
+if command -v "${MPICXX:-mpicxx}" >/dev/null 2>&1 && command -v mpiexec >/dev/null 2>&1; then
+    if "$simcc" -ccbin "${MPICXX:-mpicxx}" -O2 -o "$out/nccl" nccl.cu -lnccl >"$out/nccl.build" 2>&1; then
+        want="count, rank, device: wrong 0
+ranks 3 version >= 2.0: 1
+allreduce sum int32: wrong 0
+  y[0] 300 y[999] 3297
+allreduce left its input alone: wrong 0
+allreduce max int64 in place: wrong 0
+allreduce prod uint32: wrong 0
+allreduce min float: wrong 0
+allreduce avg double: wrong 0
+allreduce avg int32: wrong 0
+  avg[0] 3.0 avg[999] 1002.0
+broadcast int8: wrong 0
+bcast uint8 in place: wrong 0
+reduce sum uint64: wrong 0
+reduce min int32 in place: wrong 0
+allgather int32: wrong 0
+allgather int32 in place: wrong 0
+reducescatter sum int64: wrong 0
+reducescatter max int64 in place: wrong 0
+group: allreduce: wrong 0
+group: broadcast: wrong 0
+ncclGroupEnd unmatched: wrong 0
+reversed ranks: allgather: wrong 0
+reversed ranks: bcast from rank 0: wrong 0
+  gathered 2 1 0
+two communicators: allreduce: wrong 0
+refused: float16, too long, host memory, bad op, nranks: wrong 0
+invalid argument (run with NCCL_DEBUG=WARN for details) / no error"
+        timeout 120 mpiexec -n 3 "$out/nccl" >"$out/nccl.out" 2>"$out/nccl.err"; rc=$?
+        if [ $rc -ne 0 ]; then
+            t_fail "nccl (mpiexec -n 3): exit status $rc"; sed 's/^/        /' "$out/nccl.out" "$out/nccl.err" | tail -10
+        elif [ "$(cat "$out/nccl.out")" != "$want" ]; then
+            t_fail "nccl (mpiexec -n 3): output differs"; diff <(echo "$want") "$out/nccl.out" | sed 's/^/        /' | head -10
+        elif ! grep -q "^nccl-sim: ncclAllReduce: sendbuff (0x[0-9a-f]*) is not device memory" "$out/nccl.err"; then
+            t_fail "nccl: no complaint about host memory on stderr"; head -5 "$out/nccl.err" | sed 's/^/        /'
+        else
+            t_pass "nccl (mpiexec -n 3): every collective exact, in place, group, avg, renumbered and split communicators"
+        fi
+    else
+        t_fail "nccl.cu does not build with simcc -ccbin mpicxx -lnccl:"; sed 's/^/        /' "$out/nccl.build" | head -20
+    fi
+else
+    t_skip "nccl: no mpicxx / mpiexec"
+fi
 
 # The reduction without its barriers: wrong (or refused) with every seed.
 if build nosync; then
@@ -159,6 +209,7 @@ command -v "$nvcc" >/dev/null 2>&1 || { [ -x /usr/local/cuda/bin/nvcc ] && nvcc=
 if command -v "$nvcc" >/dev/null 2>&1; then
     for f in *.cu; do
         [ "$f" = lineerr.cu ] && continue
+        [ "$f" = nccl.cu ] && continue # needs MPI's and NCCL's headers: the rooms' NCCL tasks cover it
         if "$nvcc" -arch=sm_75 -Wno-deprecated-gpu-targets -I"$root/grading/include" -c -o /dev/null "$f" >"$out/nvcc.log" 2>&1; then
             t_pass "nvcc compiles $f"
         else
