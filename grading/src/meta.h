@@ -12,8 +12,8 @@
  *   hint1   = The idea: what the solution rests on ...
  *   hint2   = The structure: which steps, in which order ...
  *   hint3   = Nearly the code ...
- *   libs    = -lcublas      ; linked in native builds only: in the CUDA simulator the
- *                           ; task must leave such parts out (#ifdef CUDA_SIM)
+ *   libs    = -lcublas      ; linked in native builds; in the CUDA simulator only -lcublas
+ *                           ; is passed (simulated), the task leaves out the rest (CUDA_SIM)
  *
  * Hints form a ladder, hint1 (the idea) to hintN (nearly the code), N <= 9,
  * with no gaps; `make hint` shows one level at a time.
@@ -48,7 +48,7 @@ typedef struct {
     const kind_info *kind_entry; /* that name's row (kinds.h), set with it at load */
     char *hints[MAX_HINTS]; /* hints[0] is hint1; the ladder's levels in order */
     int nhints;
-    char *libs;    /* extra libraries for native builds ("-lcublas"); NULL for none */
+    char *libs;    /* extra libraries ("-lcublas"; the simulator gets only that one); NULL for none */
     double timeout;
     char *runs_text;  /* every runs line, joined by " | " (for messages) */
     run_config *configs;

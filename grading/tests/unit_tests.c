@@ -1281,6 +1281,17 @@ static void test_kinds_build_commands(void)
         CU_ASSERT(words_are(&cmd, want[k].launcher ? WORDS("mpiexec", "-n", "2", "./t", "n=7") : WORDS("./t", "n=7")));
         sl_free(&cmd), sl_free(&env);
     }
+    /* a task's libraries: the simulator is given -lcublas (it simulates cuBLAS), not the others */
+    task_meta task;
+    memset(&task, 0, sizeof task);
+    task.kind = "cuda";
+    task.room = "01_x";
+    task.libs = "-lnccl -lcublas -lcufft";
+    strlist cmd = { 0 };
+    build_command(&cpu, &task, "t.src", "t", &cmd);
+    CU_ASSERT(words_are(&cmd, WORDS("/w/grading/sim/simcc", "-O2", "-I/w/grading/include", "-I/w/01_x", "-o", "t",
+                                    "t.src", "-lcublas", "-lm")));
+    sl_free(&cmd);
     toolchain_free(&gpu);
     toolchain_free(&cpu);
 }
