@@ -16,9 +16,10 @@
  * kernels and default arguments work.  Offered besides the runtime API: atomics, warp
  * shuffles and votes, the bit-casts (__float_as_int, __double_as_longlong ...) and the
  * fast-math intrinsics (__expf, __sincosf ... computed precisely); NCCL, on MPI, in
- * nccl.h beside this file.  Not simulated: the other CUDA libraries, cooperative groups
- * and half precision (<cuda_fp16.h>, <cuda_bf16.h>), for which simcc stops with status
- * 77; dynamic parallelism (a fatal error at run time).
+ * nccl.h, and cuBLAS's v2 API in part, in cublas_v2.h, beside this file.  Not simulated:
+ * the other CUDA libraries, cooperative groups and half precision (<cuda_fp16.h>,
+ * <cuda_bf16.h>), for which simcc stops with status 77; dynamic parallelism (a fatal
+ * error at run time).
  */
 #ifndef CUDA_SIM_H
 #define CUDA_SIM_H

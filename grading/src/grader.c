@@ -485,7 +485,7 @@ static int build_both(const grade_context *ctx, const task_meta *task, const tas
     int not_simulated = 0;
     char *failure = build_reference(ctx, task, f->ref_src, f->ref_exe, &not_simulated);
     if (failure && not_simulated) {
-        /* The reference needs what the simulator lacks (cuBLAS, NCCL, ...): nothing can run here. */
+        /* The reference needs what the simulator lacks (NCCL, cuFFT, ...): nothing can run here. */
         tr->status = ST_SKIP;
         tr->skip_needs_gpu = 1;
         tr->message = xasprintf("no GPU here, and the CUDA CPU simulator cannot run it (%s)", failure);

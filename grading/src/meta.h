@@ -13,8 +13,8 @@
  *   hint2   = The structure: which steps, in which order ...
  *   hint3   = Nearly the code ...
  *   libs    = -lcublas      ; linked in native builds (where installed); in the CUDA simulator
- *                           ; only -lnccl (simulated on MPI): the task must leave out the
- *                           ; parts that need the others (#ifdef CUDA_SIM)
+ *                           ; only -lcublas and -lnccl (simulated): the task must leave out
+ *                           ; the parts that need the others (#ifdef CUDA_SIM)
  *
  * Hints form a ladder, hint1 (the idea) to hintN (nearly the code), N <= 9,
  * with no gaps; `make hint` shows one level at a time.
@@ -49,7 +49,7 @@ typedef struct {
     const kind_info *kind_entry; /* that name's row (kinds.h), set with it at load */
     char *hints[MAX_HINTS]; /* hints[0] is hint1; the ladder's levels in order */
     int nhints;
-    char *libs;    /* extra libraries ("-lcublas"; the simulator takes -lnccl only); NULL for none */
+    char *libs;    /* extra libraries ("-lcublas"; the simulator takes -lcublas and -lnccl); NULL for none */
     double timeout;
     char *runs_text;  /* every runs line, joined by " | " (for messages) */
     run_config *configs;

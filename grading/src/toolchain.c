@@ -347,10 +347,11 @@ static int library_found(const toolchain *tc, const char *word)
 }
 
 /* Is a -lNAME word one the CUDA simulator stands in for?  NCCL (grading/sim/nccl.h, on
- * MPI): simcc accepts -lnccl.  Others (-lcublas ...) it refuses, so they are left out. */
+ * MPI) and cuBLAS (grading/sim/cublas_v2.h): simcc accepts both.  Others (-lcufft ...) it
+ * refuses, so they are left out. */
 static int simulator_offers(const char *word)
 {
-    return strcmp(word, "-lnccl") == 0;
+    return strcmp(word, "-lnccl") == 0 || strcmp(word, "-lcublas") == 0;
 }
 
 void build_command(const toolchain *tc, const task_meta *task, const char *source, const char *exe,
@@ -392,7 +393,8 @@ void build_command(const toolchain *tc, const task_meta *task, const char *sourc
     if (kind->libs)
         sl_split_words(argv, kind->libs);
     /* Native builds: the libraries that are installed.  Simulated builds: only those the
-     * simulator offers (NCCL); it has no cuBLAS and the like (CUDA_SIM guards them). */
+     * simulator offers (cuBLAS: grading/sim/cublas_v2.h; NCCL: nccl.h); the task leaves
+     * out the parts that need the others (CUDA_SIM guards them). */
     if (task->libs) {
         strlist libs = { 0 };
         sl_split_words(&libs, task->libs);

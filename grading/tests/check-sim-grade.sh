@@ -3,7 +3,8 @@
 # (grading/tests/gpu-smoke) graded with GRADE_CUDA=sim, so it runs in the CUDA CPU
 # simulator even where a GPU is present: its solution must PASS (shown as
 # "PASS (simulated)", mode "sim" in the report), its generated task FAIL in every run;
-# a task that uses cuBLAS is SKIP with the simulator's reason; a host
+# a task that uses cuBLAS PASSes (simulated too), one that uses cuFFT is SKIP with the
+# simulator's reason; a host
 # dereference of a device pointer is CRASH with the simulator's message.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
@@ -11,7 +12,7 @@ export NO_COLOR=1 GRADE_CUDA=sim
 root=grading/tests/gpu-smoke
 out=build/sim-grade
 . grading/tests/lib-test.sh
-rm -rf "$out" && mkdir -p "$out/task/99_smoke" "$out/cublas/99_smoke" "$out/deref/99_smoke"
+rm -rf "$out" && mkdir -p "$out/task/99_smoke" "$out/cublas/99_smoke" "$out/cufft/99_smoke" "$out/deref/99_smoke"
 
 grading/bin/prgen "$root/solutions/99_smoke/task1.cu" -o "$out/task/99_smoke/task1.cu" || t_abort "prgen failed on the fixture"
 if text=$(grading/bin/grade --root "$root" --tasks-from "$root/solutions" --expect pass --json "$out/pass.json" --junit "$out/pass.xml" 2>&1); then
@@ -28,13 +29,22 @@ else
     t_fail "the fixture's untouched task does not fail in every run in the simulator"
 fi
 
-# A task that uses cuBLAS cannot run in the simulator: SKIP, with the simulator's reason.
+# cuBLAS is simulated (grading/sim/cublas_v2.h): a task that includes it still PASSes.
 { echo '#include <cublas_v2.h>'; cat "$root/solutions/99_smoke/task1.cu"; } > "$out/cublas/99_smoke/task1.cu"
 text=$(grading/bin/grade --root "$root" --tasks-from "$out/cublas" --quiet --json "$out/cublas.json" --junit "$out/cublas.xml" 2>&1)
+if grep -q '  task1 *PASS (simulated)' <<<"$text"; then
+    t_pass
+else
+    t_fail "a task including <cublas_v2.h> does not pass in the simulator: $text"
+fi
+
+# A task that uses cuFFT cannot run in the simulator: SKIP, with the simulator's reason.
+{ echo '#include <cufft.h>'; cat "$root/solutions/99_smoke/task1.cu"; } > "$out/cufft/99_smoke/task1.cu"
+text=$(grading/bin/grade --root "$root" --tasks-from "$out/cufft" --quiet --json "$out/cufft.json" --junit "$out/cufft.xml" 2>&1)
 if grep -q '  task1 *SKIP' <<<"$text" && grep -q 'not simulated' <<<"$text"; then
     t_pass
 else
-    t_fail "a task using cuBLAS is not refused by name: $text"
+    t_fail "a task using cuFFT is not refused by name: $text"
 fi
 
 # A host dereference of a device pointer: CRASH, with the simulator's explanation.
@@ -96,4 +106,4 @@ else
     t_skip "the nvcc compile check of the fixtures: nvcc not found"
 fi
 
-t_summary check-sim-grade "sim mode: PASS (simulated), untouched task FAIL, cuBLAS SKIP with the reason, host dereference CRASH, device pointer to MPI CRASH"
+t_summary check-sim-grade "sim mode: PASS (simulated), untouched task FAIL, cuBLAS PASS, cuFFT SKIP with the reason, host dereference CRASH, device pointer to MPI CRASH"

@@ -749,10 +749,10 @@ static void test_toolchain_cuda_mpi(void)
     CU_ASSERT(has_word(&cmd, "-I/w/grading/include") && has_word(&cmd, "-I/w/05_x"));
     sl_free(&cmd);
 
-    /* ... and -lcublas is left out: the simulator refuses it (CUDA_SIM guards its use). */
-    task.libs = "-lcublas -lnccl";
+    /* ... and -lcublas too (grading/sim/cublas_v2.h); -lcufft is left out (simcc refuses it). */
+    task.libs = "-lcublas -lnccl -lcufft";
     build_command(&tc, &task, "t.cu", "t", &cmd);
-    CU_ASSERT(!has_word(&cmd, "-lcublas") && has_word(&cmd, "-lnccl"));
+    CU_ASSERT(has_word(&cmd, "-lcublas") && has_word(&cmd, "-lnccl") && !has_word(&cmd, "-lcufft"));
     sl_free(&cmd);
     task.libs = "-lnccl -lsurely_not_installed_xyz";
 
@@ -1290,6 +1290,17 @@ static void test_kinds_build_commands(void)
         CU_ASSERT(words_are(&cmd, want[k].launcher ? WORDS("mpiexec", "-n", "2", "./t", "n=7") : WORDS("./t", "n=7")));
         sl_free(&cmd), sl_free(&env);
     }
+    /* a task's libraries: the simulator is given -lnccl and -lcublas (it simulates both), not the others */
+    task_meta task;
+    memset(&task, 0, sizeof task);
+    task.kind = "cuda";
+    task.room = "01_x";
+    task.libs = "-lnccl -lcublas -lcufft";
+    strlist cmd = { 0 };
+    build_command(&cpu, &task, "t.src", "t", &cmd);
+    CU_ASSERT(words_are(&cmd, WORDS("/w/grading/sim/simcc", "-O2", "-I/w/grading/include", "-I/w/01_x", "-o", "t",
+                                    "t.src", "-lnccl", "-lcublas", "-lm")));
+    sl_free(&cmd);
     toolchain_free(&gpu);
     toolchain_free(&cpu);
 }

@@ -21,25 +21,21 @@
  * Read first: README.md, "Blocks, SMs and shared memory", "Matrix multiply: tiling and cuBLAS".
  *
  * The naive matrix-matrix kernel (one thread per entry of the product, all reads from
- * global memory) is given, for comparison; cuBLAS's cublasSgemm too, where a
- * GPU is present (the CPU simulator has no cuBLAS: that part is skipped there).
+ * global memory) is given, for comparison; cuBLAS's cublasSgemm too (the CPU simulator
+ * has it as well, computed on the CPU: grading/sim/cublas_v2.h).
  * All values are small integers, so every product and sum is exact in float:
  * every result must match the CPU's exactly.
  *
  * Build and run by hand, from the room's folder:
  *   on a GPU:  nvcc -O2 -arch=native -I../grading/include -o task3 task3.cu -lcublas
- *   anywhere:  ../grading/sim/simcc -O2 -I../grading/include -o task3 task3.cu
+ *   anywhere:  ../grading/sim/simcc -O2 -I../grading/include -o task3 task3.cu -lcublas
  *   ./task3 m=2048 n=2048 k=2048
  * Grade it from the top folder:  make grade TASK=04_cuda/task3
  */
 #include "pr.h"
 
 #include <cuda_runtime.h>
-#ifndef CUDA_SIM
-/* cuBLAS only where there is a real GPU: the CPU simulator (which defines
- * CUDA_SIM) has none, so the cuBLAS part is left out there. */
 #include <cublas_v2.h>
-#endif
 
 #define TILE 16
 
@@ -258,7 +254,6 @@ int main(int argc, char **argv)
     printf("  A*B: CPU %.2f GFLOP/s, naive %.2f GFLOP/s, tiled %.2f GFLOP/s\n",
            gflops(mm_flops, t_mm_cpu), gflops(mm_flops, t_naive), gflops(mm_flops, t_tiled));
 
-#ifndef CUDA_SIM
     /* cuBLAS works in column-major order.  Row-major C = A*B is column-major
      * C^T = B^T * A^T, so ask for B*A with the sizes swapped. */
     cublasHandle_t handle;
@@ -289,8 +284,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s:%d: cublasDestroy failed\n", __FILE__, __LINE__);
         exit(1);
     }
-#else
-    printf("  cuBLAS: skipped (the CUDA CPU simulator has no cuBLAS; it runs on a GPU)\n");
+#ifdef CUDA_SIM
     printf("  (CUDA CPU simulator: these times say nothing about a GPU)\n");
 #endif
 

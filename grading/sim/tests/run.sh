@@ -2,8 +2,8 @@
 # run.sh -- end-to-end tests of the CUDA CPU simulator (grading/sim/simcc, grading/sim/).
 # Builds every test program here with grading/sim/simcc, runs it and checks its exact
 # output, exit status and (for the bugs it must catch) its message (nccl.cu under
-# mpiexec -n 3); times the 2^20 reduction; and, when nvcc is installed, compiles every
-# .cu with it (no GPU needed).
+# mpiexec -n 3; cublas.cu: the simulated cuBLAS against plain loops); times the 2^20
+# reduction; and, when nvcc is installed, compiles every .cu with it (no GPU needed).
 # Exit 0 when every check passed.
 set -u
 cd "$(dirname "$0")" || exit 2
@@ -14,7 +14,8 @@ T_NAME=simulator-tests
 t_tmpdir simtests; out=$T_TMP
 
 build() { # name -> $out/name
-    if ! "$simcc" -O2 -I"$root/grading/include" -o "$out/$1" "$1.cu" >"$out/$1.build" 2>&1; then
+    local libs=(); [ "$1" = cublas ] && libs=(-lcublas)
+    if ! "$simcc" -O2 -I"$root/grading/include" -o "$out/$1" "$1.cu" ${libs[@]+"${libs[@]}"} >"$out/$1.build" 2>&1; then
         t_fail "$1: does not build with simcc:"; sed 's/^/        /' "$out/$1.build" | head -20; return 1
     fi
 }
@@ -60,6 +61,15 @@ expect bitcast 0 "sum 10240.00
 expect fastmath 0 "1.649 -0.693 0.479 0.878 0.125 0.333 1.500 3.162 -1.000 -0.301 0.546 1.000"
 expect devquery 0 "count>=1 1 device 0 warpSize 32 maxThreadsPerBlock 1024 maxThreadsDim 1024 1024 64 sharedMemPerBlock 49152
 bad device: invalid device ordinal" "^name: CUDA CPU simulator$"
+# cuBLAS (grading/sim/cublas_v2.h) against plain loops; built with -lcublas
+expect cublas 0 "stream 1 tf32 1 pointer-mode-host 1
+sgemm NN 0 NT 0 TN 0 TT 0 CN 0 CC 0 frac 0
+dgemm NN 0 NT 0 TN 0 TT 0 CN 0 CC 0 frac 0
+sgemv N 0 10 20 -18 -44 T 20 40 0 20
+axpy+scal -4.5 -2.5 5 dot 11984.0 11984.0 strided 5990.0 dscal -4.5 -5
+invalid: m<0 7 k<0 7 lda 7 ldb 7 ldc 7 ldaT 7 op 7 gemv-incx 7
+CUBLAS_STATUS_INVALID_VALUE: an invalid numeric value was used as an argument
+empty: gemm 0 dot 0 result 0"
 expect divergent 70 "" \
     '^cuda-sim: error: __syncthreads\(\) at divergent\.cu:8 not reached by all threads of block \([01],0,0\): 64 of 128 threads returned'
 expect hostderef 139 "reading d[3] on the host" \
@@ -161,11 +171,26 @@ else
     t_fail "-lineinfo:"; head -5 "$out/lineinfo.err" | sed 's/^/        /'
 fi
 
+# cuBLAS on host memory is the learner's bug, said as such (as a GPU would fail).
+printf '#include <cublas_v2.h>\nint main(void) { float x[4] = {0}, y[4] = {0}, a = 1; cublasHandle_t h; cublasCreate(&h);\n  return (int)cublasSaxpy(h, 4, &a, x, 1, y, 1); }\n' >"$out/blashost.cu"
+if "$simcc" -o "$out/blashost" "$out/blashost.cu" -l cublas >"$out/blashost.err" 2>&1; then
+    "$out/blashost" >>"$out/blashost.err" 2>&1; rc=$?
+    if [ $rc -eq 70 ] && grep -q "^cuda-sim: error: cublasSaxpy: x (0x[0-9a-f]*) is not device memory" "$out/blashost.err"; then
+        t_pass "cuBLAS on host memory: a clear error (70)"
+    else
+        t_fail "cuBLAS on host memory: status $rc:"; head -3 "$out/blashost.err" | sed 's/^/        /'
+    fi
+else
+    t_fail "-l cublas (two words) not accepted:"; head -3 "$out/blashost.err" | sed 's/^/        /'
+fi
+
 # What the simulator cannot offer is refused with status 77.
-"$simcc" -o "$out/x" vecadd.cu -lcublas >"$out/cublas.err" 2>&1; rc=$?
-if [ $rc -eq 77 ] && grep -q "not simulated: cuBLAS" "$out/cublas.err"; then t_pass "-lcublas refused (77)"; else t_fail "-lcublas: status $rc"; fi
+for l in -lcublasLt -lcufft -lcurand -lcusparse -lcusolver; do
+    "$simcc" -o "$out/x" vecadd.cu "$l" >"$out/lib.err" 2>&1; rc=$?
+    if [ $rc -eq 77 ] && grep -q "^simcc: not simulated: .*($l)" "$out/lib.err"; then t_pass "$l refused (77)"; else t_fail "$l: status $rc"; fi
+done
 # ... and so is an #include of their headers, with simcc's message, not the compiler's error.
-for h in cuda_fp16.h cooperative_groups.h curand_kernel.h thrust/device_vector.h cub/cub.cuh; do
+for h in cuda_fp16.h cooperative_groups.h curand_kernel.h thrust/device_vector.h cub/cub.cuh cublasLt.h cublas.h; do
     printf '#include <cstdio>\n#include <%s>\nint main(void) { return 0; }\n' "$h" >"$out/inc.cu"
     "$simcc" -o "$out/inc" "$out/inc.cu" >"$out/inc.err" 2>&1; rc=$?
     if [ $rc -eq 77 ] && grep -q "^simcc: not simulated: the program includes <$h>" "$out/inc.err" &&
