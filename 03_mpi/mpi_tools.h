@@ -6,8 +6,6 @@
  *                                a warm-up, then the best of reps runs, each
  *                                from a barrier and as long as its slowest rank
  *   xcalloc(count, each)         zeroed memory, or every rank stops (MPI_Abort)
- *   quiet_barrier()              a barrier that waits asleep: while rank 0 times
- *                                something alone, the others leave it their cores
  *
  * You need not edit it.  A program includes it after  #define PR_MPI  and pr.h.
  */
@@ -22,25 +20,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
-
-/* A barrier that waits without spinning: MPI_Ibarrier, then test and sleep.  MPICH
- * busy-polls inside blocking calls; a rank that waits here sleeps instead, so the
- * ranks still at work (rank 0 timing the serial version, the two ranks of a
- * ping-pong) have the cores to themselves even with more ranks than cores. */
-static inline void quiet_barrier(void)
-{
-    MPI_Request req;
-    int done = 0;
-    MPI_Ibarrier(MPI_COMM_WORLD, &req);
-    for (;;) {
-        MPI_Test(&req, &done, MPI_STATUS_IGNORE);
-        if (done)
-            break;
-        struct timespec ts = { 0, 200000 }; /* 0.2 ms */
-        nanosleep(&ts, NULL);
-    }
-}
 
 /* Times fn(ctx) on all ranks together: one warm-up, then the best of `reps`; each
  * run starts from a barrier and counts as long as its slowest rank (MPI_MAX). */

@@ -27,7 +27,7 @@
  */
 #define PR_MPI
 #include "pr.h"
-#include "mpi_tools.h" /* best_of_all, quiet_barrier: the room's shared helpers */
+#include "mpi_tools.h" /* best_of_all: the room's shared helpers */
 
 /* x[0..count-1] is this rank's block; n is the number of values on all ranks
  * together.  Every rank gets the mean and the (population) standard deviation

@@ -34,7 +34,7 @@
  */
 #define PR_MPI
 #include "pr.h"
-#include "mpi_tools.h" /* best_of_all, xcalloc, quiet_barrier: the room's shared helpers */
+#include "mpi_tools.h" /* best_of_all, xcalloc: the room's shared helpers */
 
 /* counts[r]: how many values rank r gets; displs[r]: where its block starts
  * in the whole array.  The same split as in task 1. */

@@ -36,7 +36,7 @@
  */
 #define PR_MPI
 #include "pr.h"
-#include "mpi_tools.h" /* xcalloc, quiet_barrier: the room's shared helpers */
+#include "mpi_tools.h" /* xcalloc: the room's shared helpers */
 
 #define TAG_RING 1
 #define TAG_PING 2

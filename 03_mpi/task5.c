@@ -38,7 +38,7 @@
  */
 #define PR_MPI
 #include "pr.h"
-#include "mpi_tools.h" /* xcalloc, quiet_barrier: the room's shared helpers */
+#include "mpi_tools.h" /* xcalloc: the room's shared helpers */
 
 #define ALPHA 0.25    /* the explicit scheme is stable for ALPHA <= 0.5 */
 #define LEFT_END 1.0  /* the fixed temperature beyond cell 0 */

@@ -29,7 +29,7 @@
  */
 #define PR_MPI
 #include "pr.h"
-#include "mpi_tools.h" /* xcalloc, quiet_barrier: the room's shared helpers */
+#include "mpi_tools.h" /* xcalloc: the room's shared helpers */
 
 #define TAG_FORWARD 1  /* a cell travelling to the next rank round the ring */
 #define TAG_BACKWARD 2 /* ... and to the previous one */

@@ -94,16 +94,6 @@ static void allreduce_host_only(const double *in, double *out, double *host, lon
 static ncclComm_t nccl_comm;
 static cudaStream_t nccl_stream;
 
-#define NCCL_CHECK(call)                                                             \
-    do {                                                                             \
-        ncclResult_t r_ = (call);                                                    \
-        if (r_ != ncclSuccess) {                                                     \
-            fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,     \
-                    ncclGetErrorString(r_));                                         \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                            \
-        }                                                                            \
-    } while (0)
-
 /* NCCL: one communicator for all ranks; rank 0 makes its id and MPI hands it out. */
 static void nccl_start(void)
 {

@@ -14,7 +14,7 @@
  * What it holds, section by section:
  *   every task    xcalloc(), shuffle(), split(), checksum_of(), max_rel_diff(),
  *                 print_loss_curves(), check_same_training()
- *   MPI tasks     quiet_barrier(), time_on_rank0(), spread_over_ranks(),
+ *   MPI tasks     time_on_rank0() (with pr.h's quiet_barrier()), spread_over_ranks(),
  *                 check_replicas_identical()
  *   the MLP       D, LEARNING_RATE, layout_t, make_layout(), dataset_t,
  *   (not task 7)  make_dataset(), mlp_init(), mlp_forward()
@@ -164,22 +164,6 @@ static inline int check_same_training(const char *way, const char *ref, const do
 /* MPI tasks (#define PR_MPI)                                                */
 /* ------------------------------------------------------------------------- */
 #ifdef PR_MPI
-
-/* A barrier that waits without spinning (room 03): a rank that waits here
- * sleeps, and leaves its core to a rank that still works. */
-static inline void quiet_barrier(void)
-{
-    MPI_Request req;
-    int done = 0;
-    MPI_Ibarrier(MPI_COMM_WORLD, &req);
-    for (;;) {
-        MPI_Test(&req, &done, MPI_STATUS_IGNORE);
-        if (done)
-            break;
-        struct timespec ts = { 0, 200000 }; /* 0.2 ms */
-        nanosleep(&ts, NULL);
-    }
-}
 
 /* Runs fn(ctx) on rank 0 alone and returns the seconds it took there (0 on the
  * other ranks, which sleep in quiet_barrier() meanwhile, so that the serial
@@ -545,23 +529,13 @@ static inline double input_gradient_check(int hidden, uint64_t seed, net_backwar
 #include <cuda_runtime.h>
 
 /* NCCL where it is installed, and in the CUDA CPU simulator (its nccl.h, on
- * MPI): then HAVE_NCCL is defined, NCCL_CHECK(call) does for NCCL what CHECK
- * does for CUDA, and nccl_start() and nccl_stop() make and end NCCL's
+ * MPI): then HAVE_NCCL is defined, NCCL_CHECK(call) (pr.h) does for NCCL what
+ * CHECK does for CUDA, and nccl_start() and nccl_stop() make and end NCCL's
  * communicator. */
 #if defined(__has_include)
 #if __has_include(<nccl.h>)
 #include <nccl.h>
 #define HAVE_NCCL 1
-#define NCCL_CHECK(call)                                                             \
-    do {                                                                             \
-        ncclResult_t r_ = (call);                                                    \
-        if (r_ != ncclSuccess) {                                                     \
-            fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,     \
-                    ncclGetErrorString(r_));                                         \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                            \
-        }                                                                            \
-    } while (0)
-
 /* NCCL's communicator of all the ranks, made with MPI's help (rank 0 makes a
  * unique id, MPI_Bcast hands it to every rank, and each joins with it), and a
  * stream for NCCL's work.  nccl_start() makes both, nccl_stop() ends them. */

@@ -28,7 +28,8 @@
  * rank prints only a WRONG check, tagged with its rank); a bad argument ends
  * every rank with MPI_Finalize and exit status 2; and pr_finish() is collective:
  * it adds up every rank's wrong results, so all ranks return the same verdict.
- * Call it on every rank, then MPI_Finalize().
+ * Call it on every rank, then MPI_Finalize().  quiet_barrier() is a barrier whose
+ * waiting ranks sleep instead of spinning (MPICH's blocking calls busy-poll).
  * pr_mpi_cuda_aware() says whether the MPI library takes GPU (device) pointers
  * (room 05), and why it thinks so.  In CUDA code CHECK(call) stops the program (every
  * rank, under MPI) when a CUDA call fails.
@@ -84,6 +85,19 @@
             PR_CUDA_STOP();                                                          \
         }                                                                            \
     } while (0)
+#ifdef PR_MPI
+/* NCCL_CHECK(call): the same for an NCCL call, in a program that includes <nccl.h>
+ * (rooms 05 and 06). */
+#define NCCL_CHECK(call)                                                             \
+    do {                                                                             \
+        ncclResult_t r_ = (call);                                                    \
+        if (r_ != ncclSuccess) {                                                     \
+            fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,     \
+                    ncclGetErrorString(r_));                                         \
+            MPI_Abort(MPI_COMM_WORLD, 1);                                            \
+        }                                                                            \
+    } while (0)
+#endif
 #endif
 
 #if defined(__GNUC__)
@@ -108,6 +122,26 @@ static PR_UNUSED int pr_mpi_active(void)
     return 0;
 #endif
 }
+
+#ifdef PR_MPI
+/* A barrier that waits without spinning: MPI_Ibarrier, then test and sleep.  MPICH
+ * busy-polls inside blocking calls; a rank that waits here sleeps instead, so the ranks
+ * still at work (rank 0 timing the serial version, the two ranks of a ping-pong) have the
+ * cores to themselves even with more ranks than cores. */
+static PR_UNUSED void quiet_barrier(void)
+{
+    MPI_Request req;
+    int done = 0;
+    MPI_Ibarrier(MPI_COMM_WORLD, &req);
+    for (;;) {
+        MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+        if (done)
+            break;
+        struct timespec ts = { 0, 200000 }; /* 0.2 ms */
+        nanosleep(&ts, NULL);
+    }
+}
+#endif
 
 #ifdef PR_MPI
 /* At exit: a rank that returns from main without MPI_Finalize is an error the

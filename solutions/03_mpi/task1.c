@@ -23,7 +23,7 @@
  */
 #define PR_MPI
 #include "pr.h"
-#include "mpi_tools.h" /* best_of_all, quiet_barrier: the room's shared helpers */
+#include "mpi_tools.h" /* best_of_all: the room's shared helpers */
 
 /* Sets [*lo, *hi) to rank `rank`'s block of the indices [0, n) split over
  * `size` ranks: contiguous, in rank order, sizes differing by at most one. */
