@@ -18,19 +18,22 @@
  *                an MPI built for it: pr_mpi_cuda_aware() asks the library.
  *
  *   TODO 1: the staged scatter: each rank's block ends up in its GPU buffer;
- *   TODO 2: the staged reduce: rank 0 gets the sum of every rank's block sum.
+ *   TODO 2: the staged reduce: rank 0 gets the sum of every rank's block sum;
+ *   TODO 3: the same scatter, CUDA-aware: MPI is handed GPU memory;
+ *   TODO 4: the same reduce, CUDA-aware: the total lands in rank 0's GPU memory.
  *
- * Read first: README.md, "Two worlds: MPI moves bytes, the GPU holds the numbers", "Pageable and pinned host memory", "Host staging: the portable way", "Task 1: scatter, sum on the GPUs, reduce".
+ * Read first: README.md, "Two worlds: MPI moves bytes, the GPU holds the numbers", "Pageable and pinned host memory", "Host staging: the portable way", "CUDA-aware MPI", "Task 1: scatter, sum on the GPUs, reduce".
  *
- * The CUDA-aware path is written out below, to read and compare: where the
- * MPI is CUDA-aware the program runs both and checks that they agree.
- * Integers add exactly in any order: the result must equal rank 0's own sum.
+ * Both paths run wherever device pointers may go to MPI: a CUDA-aware MPI, the
+ * CUDA CPU simulator (which stands in for one), or pr.h's staging layer on a
+ * GPU whose MPI is not CUDA-aware (PR_MPI_STAGE=1; make grade turns it on).
+ * Integers add exactly in any order: each result must equal rank 0's own sum.
  *
  * Build and run by hand, from the room's folder:
  *   on a GPU:  nvcc -ccbin mpicxx -O2 -arch=native -I../grading/include -o task1 task1.cu
  *   anywhere:  ../grading/sim/simcc -ccbin mpicxx -O2 -I../grading/include -o task1 task1.cu
  *   mpiexec -n 4 ./task1 n=10000000
- * Try PR_CUDA_AWARE=1 mpiexec -n 2 ./task1 n=1000 with an MPI that is not CUDA-aware.
+ * Try PR_MPI_STAGE=0 PR_CUDA_AWARE=1 mpiexec -n 2 ./task1 n=1000 with the simulator build.
  * Grade it from the top folder:  make grade TASK=05_cuda_mpi/task1
  */
 #define PR_MPI
@@ -113,25 +116,41 @@ static unsigned long long staged_sum(const buffers *b)
     return rank == 0 ? total : 0;
 }
 
-/* ---- no need to change below ---- */
-
-/* The CUDA-aware path: the same two MPI calls, handed device pointers.  No
- * staging code at all -- but with an MPI that is not CUDA-aware, MPI reads
- * GPU addresses as if they were host memory, and the rank dies (SIGSEGV). */
+/* The CUDA-aware path: the same scatter and reduce, with no staging code at
+ * all.  Rank 0's numbers are already on its GPU (b->dev_all); the host buffers
+ * are NULL here.  With an MPI that is not CUDA-aware, handing it device
+ * pointers kills the rank (SIGSEGV). */
 static unsigned long long cuda_aware_sum(const buffers *b)
 {
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     unsigned long long total = 0;
     CHECK(cudaMemset(b->dev_block, 0, (size_t)b->count * sizeof *b->dev_block));
-    MPI_Scatterv(b->dev_all, b->counts, b->displs, MPI_UNSIGNED, b->dev_block, (int)b->count,
-                 MPI_UNSIGNED, 0, MPI_COMM_WORLD);
+    if (rank == 0)
+        CHECK(cudaMemset(b->dev_total, 0, sizeof *b->dev_total));
+
+    // TODO 3: The scatter of TODO 1 again, without staging.  Rank 0's n numbers
+    //         sit in its GPU memory this time; every rank's own share must end
+    //         up in the GPU buffer the kernel reads, with no copy of the numbers
+    //         by your code: MPI alone moves them, and it is given only GPU
+    //         memory (the struct's host buffers are NULL here).
+    //         README: "CUDA-aware MPI".
+    /* TODO 3: this rank's share, from rank 0's GPU straight into this rank's GPU buffer */
+
     sum_block_on_gpu(b);
-    MPI_Reduce(b->dev_partial, b->dev_total, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+
+    // TODO 4: The reduce of TODO 2 again, without staging: every rank's block
+    //         sum goes from its GPU to the total in rank 0's GPU memory, which
+    //         the copy below reads.  Again MPI alone moves the numbers and sees
+    //         only GPU memory.
+    //         README: "CUDA-aware MPI".
+    /* TODO 4: every rank's block sum, added up into rank 0's b->dev_total */
     if (rank == 0)
         CHECK(cudaMemcpy(&total, b->dev_total, sizeof total, cudaMemcpyDeviceToHost));
     return total;
 }
+
+/* ---- no need to change below ---- */
 
 typedef unsigned long long (*sum_fn)(const buffers *);
 
@@ -164,11 +183,11 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     int device = pick_gpu();
     const char *why;
-    int aware = pr_mpi_cuda_aware(&why);
+    int path = pr_mpi_gpu_path(&why), aware = path != PR_MPI_HOST_ONLY;
     if (rank == 0) {
         printf("task1: sum of %ld values over %d rank%s (rank 0 on GPU %d)\n", n, size,
                size == 1 ? "" : "s", device);
-        printf("  CUDA-aware MPI: %s (%s)\n", aware ? "yes" : "no", why);
+        printf("  device pointers to MPI: %s (%s)\n", aware ? pr_mpi_gpu_path_name(path) : "no", why);
     }
 
     buffers b;
@@ -210,11 +229,18 @@ int main(int argc, char **argv)
     pr_result_int("sum", (long long)staged);
     pr_print_time("staged path", t_staged, 0, NULL);
     if (aware) {
-        double t_direct = time_path(cuda_aware_sum, &b, reps, &direct);
+        buffers gpu_only = b; /* the CUDA-aware path has no host buffers to use */
+        gpu_only.host_all = gpu_only.host_block = NULL;
+        double t_direct = time_path(cuda_aware_sum, &gpu_only, reps, &direct);
         pr_check_int("total (CUDA-aware)", (long long)direct, (long long)expect);
-        pr_print_time("CUDA-aware path", t_direct, t_staged, "staged");
+        pr_result_int("sum_cuda_aware", (long long)direct);
+        /* the staging layer's time is not a CUDA-aware MPI's: the label says which it was */
+        char label[64];
+        snprintf(label, sizeof label, "CUDA-aware path (%s)", pr_mpi_gpu_path_name(path));
+        pr_print_time(label, t_direct, t_staged, "staged");
     } else if (rank == 0) {
-        printf("  CUDA-aware path: not run (the MPI is not CUDA-aware: handing it device pointers would crash)\n");
+        printf("  CUDA-aware path: not run (the MPI is not CUDA-aware: handing it device pointers would crash;\n"
+               "  on a GPU, PR_MPI_STAGE=1 runs it through pr.h's staging layer)\n");
     }
     if (rank == 0)
         printf("  (times include the scatter from rank 0: %.1f MB; rank 0's block is %.1f MB)\n",

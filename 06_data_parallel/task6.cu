@@ -27,7 +27,9 @@
  *
  * Read first: README.md, "DDP: equal ranks and one allreduce", "Why the replicas never drift apart", "Task 6: DDP on GPUs".
  *
- * Training runs with the staged allreduce always, and again with NCCL where it
+ * Training runs with the staged allreduce always, again with MPI handed the
+ * device arrays where it can take them (a CUDA-aware MPI, pr.h's staging layer
+ * on a GPU, the simulator's stand-in: room 05), and again with NCCL where it
  * can run (a real GPU per rank and NCCL installed, or the CUDA CPU simulator,
  * whose NCCL runs on MPI: grading/sim/nccl.h).  Each is checked against the serial run (rank 0 runs it on
  * the CPU): every epoch's loss and the final parameters to 1e-9, and the
@@ -105,6 +107,14 @@ __global__ void sgd_update(double *p, const double *grad, long count, long batch
 }
 
 typedef void (*allreduce_fn)(const double *local, double *grad, double *host, long width);
+
+/* CUDA-aware: MPI is handed the device arrays (a CUDA-aware MPI, pr.h's staging
+ * layer, or the simulator's stand-in: room 05, "CUDA-aware MPI"). */
+static void allreduce_cuda_aware(const double *local, double *grad, double *host, long width)
+{
+    (void)host;
+    MPI_Allreduce(local, grad, (int)width, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+}
 
 #ifdef HAVE_NCCL
 /* Device to device, no host copy: NCCL's kernels move the data themselves. */
@@ -247,6 +257,19 @@ int main(int argc, char **argv)
     pr_print_time("serial CPU / epoch", t_serial / epochs, 0, NULL);
     print_time("GPU DDP, staged", t_staged, t_serial, epochs, size);
 
+    const char *why;
+    int path = pr_mpi_gpu_path(&why);
+    if (path != PR_MPI_HOST_ONLY) {
+        double t_aware = train_gpu(&r, &data, batch, epochs, seed, allreduce_cuda_aware, params, loss);
+        pr_result_double("checksum_cuda_aware",
+                         check_training("CUDA-aware", params, loss, serial_params, serial_loss, L.count, epochs), 1e-6);
+        char way[64]; /* the staging layer's time is not a CUDA-aware MPI's: say which it was */
+        snprintf(way, sizeof way, "GPU DDP, CUDA-aware (%s)", pr_mpi_gpu_path_name(path));
+        print_time(way, t_aware, t_serial, epochs, size);
+    } else if (rank == 0) {
+        printf("  CUDA-aware: SKIP (%s)\n", why);
+    }
+
 #ifdef HAVE_NCCL
 #ifdef CUDA_SIM
     int mine_ok = 1, all_ok = 0; /* a simulated GPU for each rank (each a process) */
@@ -257,7 +280,8 @@ int main(int argc, char **argv)
     if (all_ok) {
         nccl_start();
         double t_nccl = train_gpu(&r, &data, batch, epochs, seed, allreduce_nccl, params, loss);
-        check_training("NCCL", params, loss, serial_params, serial_loss, L.count, epochs);
+        pr_result_double("checksum_nccl",
+                         check_training("NCCL", params, loss, serial_params, serial_loss, L.count, epochs), 1e-6);
         print_time("GPU DDP, NCCL", t_nccl, t_serial, epochs, size);
         nccl_stop();
     } else if (rank == 0) {

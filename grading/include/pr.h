@@ -30,8 +30,9 @@
  * it adds up every rank's wrong results, so all ranks return the same verdict.
  * Call it on every rank, then MPI_Finalize().  quiet_barrier() is a barrier whose
  * waiting ranks sleep instead of spinning (MPICH's blocking calls busy-poll).
- * pr_mpi_cuda_aware() says whether the MPI library takes GPU (device) pointers
- * (room 05), and why it thinks so.  In CUDA code CHECK(call) stops the program (every
+ * pr_mpi_cuda_aware() says whether MPI takes GPU (device) pointers (room 05), and
+ * pr_mpi_gpu_path() how: a CUDA-aware MPI, the staging layer of pr_mpi_gpu.h (included
+ * here in CUDA programs), or the simulator.  In CUDA code CHECK(call) stops the program (every
  * rank, under MPI) when a CUDA call fails.
  *
  * Everything is static so the header needs no separate library.
@@ -190,45 +191,87 @@ static PR_UNUSED void pr_exit(int status)
 }
 
 #ifdef PR_MPI
-/* 1 when this MPI library can be handed device (GPU) pointers: it is CUDA-aware.
- * *why (when not NULL) says how that was decided.  Asked of the library at run
- * time, since the same mpi.h can come with a CUDA-aware build or not:
- * MPICH 4 answers MPIX_GPU_query_support, Open MPI MPIX_Query_cuda_support.
- * PR_CUDA_AWARE=1 or 0 in the environment overrides the answer (for an MPI
- * whose query says no although it is CUDA-aware, or the reverse). */
-static PR_UNUSED int pr_mpi_cuda_aware(const char **why)
+#if defined(__CUDACC__) || defined(CUDA_SIM)
+#include "pr_mpi_gpu.h" /* the staging layer: device buffers handed to an MPI that is not CUDA-aware */
+#endif
+
+/* How device (GPU) pointers handed to MPI get where they go (room 05). */
+enum {
+    PR_MPI_HOST_ONLY = 0,     /* they do not: the MPI library reads only host memory */
+    PR_MPI_CUDA_AWARE = 1,    /* the MPI library is CUDA-aware and reads GPU memory itself */
+    PR_MPI_STAGING_LAYER = 2, /* pr_mpi_gpu.h copies them through pinned host memory */
+    PR_MPI_SIMULATED = 3      /* the CUDA CPU simulator stands in for a CUDA-aware MPI */
+};
+
+/* Which of the four this program has, and (*why, when not NULL) how that was decided.  The
+ * MPI library is asked at run time, since the same mpi.h can come with a CUDA-aware build or
+ * not: MPICH 4 answers MPIX_GPU_query_support, Open MPI MPIX_Query_cuda_support.  In CUDA
+ * programs the staging layer comes first (PR_MPI_STAGE, pr_mpi_gpu.h).  PR_CUDA_AWARE=1 or 0
+ * in the environment overrides the library's answer (for an MPI whose query says no although
+ * it is CUDA-aware, or the reverse); PR_CUDA_AWARE=0 also keeps device pointers away from the
+ * staging layer. */
+static PR_UNUSED int pr_mpi_gpu_path(const char **why)
 {
     const char *dummy;
     if (!why)
         why = &dummy;
     const char *force = getenv("PR_CUDA_AWARE");
-    if (force && (strcmp(force, "1") == 0 || strcmp(force, "0") == 0)) {
-        *why = force[0] == '1' ? "PR_CUDA_AWARE=1 says so (not asked of MPI)"
-                               : "PR_CUDA_AWARE=0 says so (not asked of MPI)";
-        return force[0] == '1';
+    if (force && strcmp(force, "0") == 0) {
+        *why = "PR_CUDA_AWARE=0 says so (not asked of MPI)";
+        return PR_MPI_HOST_ONLY;
     }
-#if defined(CUDA_SIM)
-    /* The simulator's device memory is not readable outside kernels and copies,
-     * as on a GPU: no MPI library can read it. */
-    *why = "the CUDA CPU simulator's device memory is not host-accessible, whatever MPI says";
-    return 0;
+#if defined(__CUDACC__) || defined(CUDA_SIM)
+    if (pr_stage_on()) {
+#ifdef CUDA_SIM
+        *why = "the CUDA CPU simulator stands in for a CUDA-aware MPI with pr_mpi_gpu.h (PR_MPI_STAGE=0: off)";
+        return PR_MPI_SIMULATED;
+#else
+        *why = "PR_MPI_STAGE=1 and the MPI library is not CUDA-aware: pr_mpi_gpu.h copies device buffers "
+               "through pinned host memory around each MPI call";
+        return PR_MPI_STAGING_LAYER;
+#endif
+    }
+#endif
+    if (force && strcmp(force, "1") == 0) {
+        *why = "PR_CUDA_AWARE=1 says so (not asked of MPI)";
+        return PR_MPI_CUDA_AWARE;
+    }
+#if defined(__CUDACC__) || defined(CUDA_SIM)
+    return pr_mpi_library_cuda_aware(why) ? PR_MPI_CUDA_AWARE : PR_MPI_HOST_ONLY;
 #elif defined(MPICH_NUMVERSION) && MPICH_NUMVERSION >= 40000000 && defined(MPIX_GPU_SUPPORT_CUDA)
     int supported = 0;
     MPIX_GPU_query_support(MPIX_GPU_SUPPORT_CUDA, &supported);
     *why = supported ? "MPIX_GPU_query_support(CUDA) says yes" : "MPIX_GPU_query_support(CUDA) says no";
-    return supported != 0;
+    return supported ? PR_MPI_CUDA_AWARE : PR_MPI_HOST_ONLY;
 #elif defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
     int supported = MPIX_Query_cuda_support();
     *why = supported ? "MPIX_Query_cuda_support() says yes" : "MPIX_Query_cuda_support() says no";
-    return supported != 0;
+    return supported ? PR_MPI_CUDA_AWARE : PR_MPI_HOST_ONLY;
 #elif defined(MPIX_CUDA_AWARE_SUPPORT)
-    /* Open MPI's mpi-ext.h says so at compile time: 0 when built without CUDA. */
     *why = "this Open MPI was built without CUDA support (mpi-ext.h: MPIX_CUDA_AWARE_SUPPORT 0)";
-    return 0;
+    return PR_MPI_HOST_ONLY;
 #else
     *why = "this MPI offers no query for CUDA support (set PR_CUDA_AWARE=1 if it is CUDA-aware)";
-    return 0;
+    return PR_MPI_HOST_ONLY;
 #endif
+}
+
+/* 1 when device pointers may be handed to MPI (any path but PR_MPI_HOST_ONLY). */
+static PR_UNUSED int pr_mpi_cuda_aware(const char **why)
+{
+    return pr_mpi_gpu_path(why) != PR_MPI_HOST_ONLY;
+}
+
+/* A path's name, for what a program prints beside a time: the staging layer's times are
+ * not a CUDA-aware MPI's. */
+static PR_UNUSED const char *pr_mpi_gpu_path_name(int path)
+{
+    switch (path) {
+    case PR_MPI_CUDA_AWARE: return "CUDA-aware MPI";
+    case PR_MPI_STAGING_LAYER: return "staging layer";
+    case PR_MPI_SIMULATED: return "simulated CUDA-aware MPI";
+    default: return "host memory only";
+    }
 }
 #endif
 

@@ -203,7 +203,7 @@ struct Alloc {
     size_t map_len;
     char *ptr;      /* what cudaMalloc returned; ptr + size == the back guard page */
     size_t size;
-    int host;       /* cudaMallocHost / cudaMallocManaged: always accessible */
+    int host;       /* 1 cudaMallocHost, 2 cudaMallocManaged (0 device): always accessible */
 };
 
 enum { RUNNABLE, WAIT_BLOCK, WAIT_WARP, DONE };
@@ -1059,7 +1059,7 @@ static inline cudaError_t cuda_sim_malloc(void **p, size_t size, int host)
 template <class T> static inline cudaError_t cudaMalloc(T **p, size_t size) { return cuda_sim_malloc((void **)p, size, 0); }
 template <class T> static inline cudaError_t cudaMallocHost(T **p, size_t size) { return cuda_sim_malloc((void **)p, size, 1); }
 template <class T> static inline cudaError_t cudaHostAlloc(T **p, size_t size, unsigned) { return cuda_sim_malloc((void **)p, size, 1); }
-template <class T> static inline cudaError_t cudaMallocManaged(T **p, size_t size, unsigned = 1) { return cuda_sim_malloc((void **)p, size, 1); }
+template <class T> static inline cudaError_t cudaMallocManaged(T **p, size_t size, unsigned = 1) { return cuda_sim_malloc((void **)p, size, 2); }
 
 static inline cudaError_t cuda_sim_free(void *p, int host)
 {
@@ -1080,6 +1080,32 @@ static inline cudaError_t cuda_sim_free(void *p, int host)
 }
 static inline cudaError_t cudaFree(void *p) { return cuda_sim_free(p, 0); }
 static inline cudaError_t cudaFreeHost(void *p) { return cuda_sim_free(p, 1); }
+
+/* What memory a pointer points into: device (cudaMalloc), pinned host (cudaMallocHost),
+ * managed (cudaMallocManaged), or memory the runtime did not allocate (unregistered). */
+enum cudaMemoryType { cudaMemoryTypeUnregistered = 0, cudaMemoryTypeHost = 1, cudaMemoryTypeDevice = 2, cudaMemoryTypeManaged = 3 };
+struct cudaPointerAttributes {
+    enum cudaMemoryType type;
+    int device;
+    void *devicePointer;
+    void *hostPointer;
+};
+static inline cudaError_t cudaPointerGetAttributes(cudaPointerAttributes *attr, const void *p)
+{
+    using namespace cuda_sim;
+    init();
+    if (!attr)
+        return fail(cudaErrorInvalidValue);
+    const Alloc *a = find_alloc(p, false);
+    attr->device = 0;
+    attr->type = !a ? cudaMemoryTypeUnregistered : a->host == 2 ? cudaMemoryTypeManaged
+                 : a->host ? cudaMemoryTypeHost : cudaMemoryTypeDevice;
+    attr->devicePointer = a && a->host != 1 ? (void *)p : nullptr;
+    attr->hostPointer = !a || a->host ? (void *)p : nullptr;
+    if (!a)
+        attr->device = -2;
+    return cudaSuccess;
+}
 
 /* Is [p, p+n) device memory (1), host memory (0), or partly a device allocation (-1)? */
 static inline int cuda_sim_where(const void *p, size_t n)

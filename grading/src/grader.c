@@ -379,9 +379,10 @@ static char *reference_failure_cause(const toolchain *tc, const task_meta *task,
     if (gpu)
         return xstrdup(gpu);
     const char *aware = getenv("PR_CUDA_AWARE");
-    if (aware && strcmp(aware, "1") == 0 && (task_kind(task)->flags & KIND_CUDA_AWARE))
-        return xstrdup("PR_CUDA_AWARE=1 is set: with an MPI that is not CUDA-aware, device "
-                       "pointers handed to MPI crash every program; unset it");
+    if (aware && strcmp(aware, "1") == 0 && (task_kind(task)->flags & KIND_CUDA_AWARE) &&
+        (!tc->mpi_gpu_path || strcmp(tc->mpi_gpu_path, "none") == 0))
+        return xstrdup("PR_CUDA_AWARE=1 is set with the staging layer off (PR_MPI_STAGE=0): with an MPI that is "
+                       "not CUDA-aware, device pointers handed to MPI crash every program; unset them");
     if (!task_uses_launcher(task))
         return xstrdup("a bug in the workbook");
     /* Only rank 0 prints results: every line twice means every rank was a rank 0. */

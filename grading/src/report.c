@@ -223,10 +223,12 @@ static json_t *machine_json(const toolchain *tc, const char *sandbox)
     /* the design's "none|sim|<gpu name>": what CUDA tasks run on */
     const char *cuda = tc->have_gpu && !tc->force_sim ? tc->gpu_name : tc->simcc ? run_mode_name(MODE_SIM) : "none";
     /* cuda_aware_mpi: asked of the MPI where CUDA tasks run on a GPU; null when it
-     * could not be asked */
-    return json_pack("{s:i, s:s, s:s, s:o, s:s, s:b, s:s}", "cores", tc->cores, "mpi", tc->mpi_version, "cuda",
-                     cuda, "cuda_aware_mpi", tc->cuda_aware < 0 ? json_null() : json_boolean(tc->cuda_aware),
-                     "cc", tc->cc, "nvcc", tc->have_nvcc, "sandbox", sandbox ? sandbox : "off");
+     * could not be asked.  mpi_gpu_path: how room 05/06's device pointers reached MPI:
+     * the MPI itself ("cuda-aware"), pr_mpi_gpu.h ("staging-layer"), "simulator", "none". */
+    return json_pack("{s:i, s:s, s:s, s:o, s:s, s:s, s:b, s:s}", "cores", tc->cores, "mpi", tc->mpi_version,
+                     "cuda", cuda, "cuda_aware_mpi", tc->cuda_aware < 0 ? json_null() : json_boolean(tc->cuda_aware),
+                     "mpi_gpu_path", tc->mpi_gpu_path ? tc->mpi_gpu_path : "none", "cc", tc->cc, "nvcc",
+                     tc->have_nvcc, "sandbox", sandbox ? sandbox : "off");
 }
 
 static json_t *opt_string(const char *s)

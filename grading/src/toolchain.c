@@ -187,6 +187,30 @@ int toolchain_ask_cuda_aware(const toolchain *tc)
     return answer;
 }
 
+/* How device pointers reach MPI in the runs of room 05 and 06 (pr.h's pr_mpi_gpu_path, as
+ * the programs will decide it): on a GPU, the MPI itself where it is CUDA-aware, else
+ * pr_mpi_gpu.h's staging layer, which the grader turns on (PR_MPI_STAGE=1) unless the user
+ * set PR_MPI_STAGE=0; in the simulator its stand-in, on unless PR_MPI_STAGE=0.
+ * PR_CUDA_AWARE=0 keeps device pointers away from MPI everywhere. */
+void toolchain_decide_mpi_gpu_path(toolchain *tc)
+{
+    const char *stage = getenv("PR_MPI_STAGE"), *aware = getenv("PR_CUDA_AWARE");
+    int stage_off = stage && strcmp(stage, "0") == 0;
+    tc->mpi_stage = 0;
+    if (aware && strcmp(aware, "0") == 0)
+        tc->mpi_gpu_path = "none";
+    else if (!(tc->have_gpu && !tc->force_sim))
+        tc->mpi_gpu_path = tc->simcc && !stage_off ? "simulator" : "none";
+    else if (tc->cuda_aware == 1)
+        tc->mpi_gpu_path = "cuda-aware";
+    else if (stage_off)
+        tc->mpi_gpu_path = "none";
+    else {
+        tc->mpi_stage = !(stage && strcmp(stage, "1") == 0); /* already in the environment otherwise */
+        tc->mpi_gpu_path = "staging-layer";
+    }
+}
+
 char *mpi_sibling(const char *mpicc, const char *tool)
 {
     const char *slash = strrchr(mpicc, '/');
@@ -257,6 +281,7 @@ void toolchain_detect(toolchain *tc, const char *root)
     detect_mpi(tc);
     detect_gpu(tc);
     tc->cuda_aware = tc->have_gpu && !tc->force_sim && tc->have_mpi ? toolchain_ask_cuda_aware(tc) : 0;
+    toolchain_decide_mpi_gpu_path(tc);
 }
 
 void toolchain_free(toolchain *tc)
@@ -426,4 +451,7 @@ void launch_command(const toolchain *tc, const task_meta *task, const run_config
     const char *threads = config_get(cfg, "threads");
     if (threads)
         sl_push_owned(env, xasprintf("OMP_NUM_THREADS=%s", threads));
+    /* natively on a GPU whose MPI is not CUDA-aware: pr_mpi_gpu.h's staging layer */
+    if (tc->mpi_stage && (task_kind(task)->flags & KIND_CUDA_AWARE))
+        sl_push(env, "PR_MPI_STAGE=1");
 }

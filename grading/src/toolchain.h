@@ -48,6 +48,11 @@ typedef struct {
     char *mpi_version;       /* "MPICH 4.0.2", "Open MPI 4.1.4", or "none" */
     char *gpu_name;          /* first GPU's name, or NULL */
     int cuda_aware;          /* the report's cuda_aware_mpi: 1, 0, or -1 (could not ask) */
+    const char *mpi_gpu_path; /* how room 05/06's device pointers reach MPI (the report's
+                               * mpi_gpu_path): "cuda-aware", "staging-layer" (pr_mpi_gpu.h,
+                               * PR_MPI_STAGE=1), "simulator", or "none" */
+    int mpi_stage;           /* 1: runs of tasks that hand MPI device pointers get PR_MPI_STAGE=1
+                              * (a GPU whose MPI is not CUDA-aware, PR_MPI_STAGE not set to 0) */
     int cores;
 } toolchain;
 
@@ -73,6 +78,10 @@ void toolchain_free(toolchain *tc);
  * toolchain_detect asks only where CUDA tasks run natively (a GPU, no GRADE_CUDA=sim);
  * elsewhere the answer is 0: in the simulator no MPI is CUDA-aware. */
 int toolchain_ask_cuda_aware(const toolchain *tc);
+
+/* Sets tc->mpi_gpu_path and tc->mpi_stage from what was detected (have_gpu, force_sim,
+ * cuda_aware, simcc) and PR_MPI_STAGE / PR_CUDA_AWARE (toolchain_detect calls it). */
+void toolchain_decide_mpi_gpu_path(toolchain *tc);
 
 /* Why a task of this kind cannot run here (a new string), or NULL when it can.
  * *needs_gpu is set to 1 when the only thing missing is a GPU (or nvcc). */

@@ -58,16 +58,23 @@ else
 fi
 
 # CUDA + MPI: a device pointer handed to an MPI that is not CUDA-aware kills the rank
-# in the simulator as on a GPU (room 05, task 1, told the MPI is CUDA-aware when it is not).
+# in the simulator as on a GPU (room 05, task 1, told the MPI is CUDA-aware when it is not,
+# with the simulator's stand-in for a CUDA-aware MPI off); with it on, both paths pass.
 aware_src=solutions/05_cuda_mpi/task1.cu
 if [ -e "$aware_src" ] && command -v mpiexec >/dev/null 2>&1; then
     if grading/sim/simcc -ccbin "${MPICXX:-mpicxx}" -Igrading/include -o "$out/aware" "$aware_src" 2>"$out/aware.err"; then
-        PR_CUDA_AWARE=1 timeout 60 mpiexec -n 2 "$out/aware" n=1001 >"$out/aware.out" 2>&1
+        PR_MPI_STAGE=0 PR_CUDA_AWARE=1 timeout 60 mpiexec -n 2 "$out/aware" n=1001 >"$out/aware.out" 2>&1
         rc=$?
         if [ $rc -ne 0 ] && grep -q 'dereferenced device pointer' "$out/aware.out"; then
             t_pass
         else
-            t_fail "a device pointer passed to MPI (PR_CUDA_AWARE=1, simulated) did not crash with the simulator's message (exit $rc)"
+            t_fail "a device pointer passed to MPI (PR_MPI_STAGE=0 PR_CUDA_AWARE=1, simulated) did not crash with the simulator's message (exit $rc)"
+        fi
+        if timeout 60 mpiexec -n 2 "$out/aware" n=1001 >"$out/aware.out" 2>&1 &&
+            grep -q 'total (CUDA-aware) .* ok' "$out/aware.out" && grep -q 'simulated CUDA-aware MPI' "$out/aware.out"; then
+            t_pass
+        else
+            t_fail "room 05 task 1 (simulated) does not run and pass its CUDA-aware path with 2 ranks: $(tail -3 "$out/aware.out")"
         fi
         if PR_CUDA_AWARE=0 timeout 60 mpiexec -n 2 "$out/aware" n=1001 >"$out/aware.out" 2>&1; then
             t_pass

@@ -1496,6 +1496,82 @@ static void test_gradescope_and_progress(void)
     toolchain_free(&tc);
 }
 
+/* Saves an environment variable and unsets it; env_restore puts it back. */
+static char *env_take(const char *name)
+{
+    char *was = getenv(name) ? xstrdup(getenv(name)) : NULL;
+    unsetenv(name);
+    return was;
+}
+
+static void env_restore(const char *name, char *was)
+{
+    if (was)
+        setenv(name, was, 1);
+    else
+        unsetenv(name);
+    free(was);
+}
+
+/* How room 05/06's device pointers reach MPI (the report's mpi_gpu_path), and the staging
+ * layer (PR_MPI_STAGE=1) given to cuda_mpi runs only on a GPU whose MPI is not CUDA-aware. */
+static void test_toolchain_mpi_gpu_path(void)
+{
+    char *stage = env_take("PR_MPI_STAGE"), *aware = env_take("PR_CUDA_AWARE");
+    toolchain tc;
+    memset(&tc, 0, sizeof tc);
+    tc.simcc = xstrdup("simcc");
+    tc.mpiexec = xstrdup("mpiexec");
+    toolchain_decide_mpi_gpu_path(&tc); /* no GPU: the simulator's stand-in */
+    CU_ASSERT_STRING_EQUAL(tc.mpi_gpu_path, "simulator");
+    CU_ASSERT_EQUAL(tc.mpi_stage, 0);
+    setenv("PR_MPI_STAGE", "0", 1);
+    toolchain_decide_mpi_gpu_path(&tc);
+    CU_ASSERT_STRING_EQUAL(tc.mpi_gpu_path, "none");
+    unsetenv("PR_MPI_STAGE");
+    tc.have_gpu = 1, tc.cuda_aware = 1;
+    toolchain_decide_mpi_gpu_path(&tc);
+    CU_ASSERT_STRING_EQUAL(tc.mpi_gpu_path, "cuda-aware");
+    CU_ASSERT_EQUAL(tc.mpi_stage, 0);
+    tc.cuda_aware = 0;
+    toolchain_decide_mpi_gpu_path(&tc);
+    CU_ASSERT_STRING_EQUAL(tc.mpi_gpu_path, "staging-layer");
+    CU_ASSERT_EQUAL(tc.mpi_stage, 1);
+
+    /* the runs of a cuda_mpi task get it; a plain MPI task's do not */
+    task_meta task = { .kind = "cuda_mpi", .kind_entry = kind_lookup("cuda_mpi") };
+    run_config cfg = { 0 };
+    strlist cmd = { 0 }, env = { 0 };
+    launch_command(&tc, &task, &cfg, "./t", &cmd, &env);
+    CU_ASSERT(has_word(&env, "PR_MPI_STAGE=1"));
+    sl_free(&cmd), sl_free(&env);
+    task_meta plain = { .kind = "mpi", .kind_entry = kind_lookup("mpi") };
+    launch_command(&tc, &plain, &cfg, "./t", &cmd, &env);
+    CU_ASSERT(!has_word(&env, "PR_MPI_STAGE=1"));
+    sl_free(&cmd), sl_free(&env);
+
+    setenv("PR_MPI_STAGE", "1", 1); /* already set: nothing to add */
+    toolchain_decide_mpi_gpu_path(&tc);
+    CU_ASSERT_STRING_EQUAL(tc.mpi_gpu_path, "staging-layer");
+    CU_ASSERT_EQUAL(tc.mpi_stage, 0);
+    setenv("PR_MPI_STAGE", "0", 1);
+    toolchain_decide_mpi_gpu_path(&tc);
+    CU_ASSERT_STRING_EQUAL(tc.mpi_gpu_path, "none");
+    CU_ASSERT_EQUAL(tc.mpi_stage, 0);
+    unsetenv("PR_MPI_STAGE");
+    setenv("PR_CUDA_AWARE", "0", 1); /* the programs keep device pointers away from MPI */
+    toolchain_decide_mpi_gpu_path(&tc);
+    CU_ASSERT_STRING_EQUAL(tc.mpi_gpu_path, "none");
+    CU_ASSERT_EQUAL(tc.mpi_stage, 0);
+    unsetenv("PR_CUDA_AWARE");
+    tc.force_sim = 1; /* GRADE_CUDA=sim on a GPU machine */
+    toolchain_decide_mpi_gpu_path(&tc);
+    CU_ASSERT_STRING_EQUAL(tc.mpi_gpu_path, "simulator");
+    toolchain_free(&tc);
+    env_restore("PR_MPI_STAGE", stage);
+    env_restore("PR_CUDA_AWARE", aware);
+}
+
 /* The cuda_aware_mpi probe, asked of the real MPI: MPICH and Open MPI as
  * packaged are not CUDA-aware (0); PR_CUDA_AWARE=1 must come through as 1.
  * The toolchain is the one the grader detects (MPICC, MPIEXEC, the flavour):
@@ -1739,6 +1815,7 @@ int main(void)
         { "toolchain", "CUDA + MPI: simulated or native, libraries, skips", test_toolchain_cuda_mpi },
         { "toolchain", "MPICXX and MPIEXEC that belong to MPICC", test_mpi_sibling },
         { "toolchain", "the CUDA-aware MPI probe", test_toolchain_cuda_aware_probe },
+        { "toolchain", "how device pointers reach MPI, and the staging layer", test_toolchain_mpi_gpu_path },
         { "toolchain", "every kind's build command, native and simulated", test_kinds_build_commands },
         { "toolchain", "every kind's SKIP reasons", test_kinds_skip_reasons },
         { "launchers", "MPICH's Hydra mpiexec: argv and env for 4 ranks", test_launcher_hydra },

@@ -22,6 +22,8 @@
 #                            "--bind-to core" for Open MPI, "-bind-to core" for Hydra)
 #   PR_CUDA_AWARE=1 or 0     overrides the programs' question "is this MPI CUDA-aware?"
 #                            (05_cuda_mpi/README.md); leave it unset unless the answer is wrong
+#   PR_MPI_STAGE=0 or 1      pr.h's staging layer for device buffers handed to an MPI that
+#                            is not CUDA-aware (make grade turns it on where needed)
 #   GRADE_CUDA=sim           the CUDA CPU simulator even on a GPU node
 #   NVCC=nvcc CUDA_ARCH=native   the CUDA compiler and the GPU architecture
 
@@ -73,7 +75,7 @@ if [ $uses_mpi = 1 ]; then
     echo "MPICC=${MPICC} ($("${MPICC}" --version 2>/dev/null | head -n 1)) MPIEXEC=${MPIEXEC} MPIEXEC_FLAGS=${MPIEXEC_FLAGS}"
 fi
 if [ $uses_cuda = 1 ]; then
-    echo "CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-(not set)} GRADE_CUDA=${GRADE_CUDA:-(not set)} PR_CUDA_AWARE=${PR_CUDA_AWARE:-(not set)}"
+    echo "CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-(not set)} GRADE_CUDA=${GRADE_CUDA:-(not set)} PR_CUDA_AWARE=${PR_CUDA_AWARE:-(not set)} PR_MPI_STAGE=${PR_MPI_STAGE:-(not set)}"
     if command -v "${NVCC:-nvcc}" >/dev/null 2>&1; then
         "${NVCC:-nvcc}" --version | tail -n 1
     else

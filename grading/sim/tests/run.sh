@@ -2,7 +2,8 @@
 # run.sh -- end-to-end tests of the CUDA CPU simulator (grading/sim/simcc, grading/sim/).
 # Builds every test program here with grading/sim/simcc, runs it and checks its exact
 # output, exit status and (for the bugs it must catch) its message (nccl.cu under
-# mpiexec -n 3; cublas.cu: the simulated cuBLAS against plain loops); times the 2^20
+# mpiexec -n 3; mpi_aware.cu, MPI on device buffers, under 1 to 4 ranks; cublas.cu: the
+# simulated cuBLAS against plain loops); times the 2^20
 # reduction; and, when nvcc is installed, compiles every .cu with it (no GPU needed).
 # Exit 0 when every check passed.
 set -u
@@ -126,6 +127,36 @@ else
     t_skip "nccl: no mpicxx / mpiexec"
 fi
 
+# MPI handed simulated device pointers (pr.h's pr_mpi_gpu.h, which the simulator uses as its
+# CUDA-aware MPI): every wrapped call exact on 1 to 4 ranks; off (PR_MPI_STAGE=0), the first
+# device pointer MPI reads kills the rank with the simulator's message, as a real MPI that is
+# not CUDA-aware would.
+if command -v "${MPICXX:-mpicxx}" >/dev/null 2>&1 && command -v mpiexec >/dev/null 2>&1; then
+    if "$simcc" -ccbin "${MPICXX:-mpicxx}" -O2 -I"$root/grading/include" -o "$out/mpi_aware" mpi_aware.cu >"$out/mpi_aware.build" 2>&1; then
+        want=$(grep -oE '^ +say\("[^"]*"' mpi_aware.cu | sed -E 's/^ +say\("//; s/"$/: wrong 0/' | awk '!seen[$0]++'; echo "path: simulated CUDA-aware MPI")
+        for n in 1 2 3 4; do
+            timeout 120 mpiexec -n $n "$out/mpi_aware" >"$out/mpi_aware.out" 2>"$out/mpi_aware.err"; rc=$?
+            if [ $rc -ne 0 ]; then
+                t_fail "mpi_aware (mpiexec -n $n): exit status $rc"; sed 's/^/        /' "$out/mpi_aware.out" "$out/mpi_aware.err" | tail -10
+            elif [ "$(cat "$out/mpi_aware.out")" != "$want" ]; then
+                t_fail "mpi_aware (mpiexec -n $n): output differs"; diff <(echo "$want") "$out/mpi_aware.out" | sed 's/^/        /' | head -10
+            else
+                t_pass "mpi_aware (mpiexec -n $n): $(($(wc -l <<<"$want") - 1)) kinds of MPI call on device buffers, exact"
+            fi
+        done
+        PR_MPI_STAGE=0 timeout 120 mpiexec -n 2 "$out/mpi_aware" >"$out/mpi_aware.out" 2>&1; rc=$?
+        if [ $rc -ne 0 ] && grep -q 'cuda-sim: error: host code dereferenced device pointer' "$out/mpi_aware.out"; then
+            t_pass "mpi_aware with PR_MPI_STAGE=0: the rank dies in MPI, with the simulator's message"
+        else
+            t_fail "mpi_aware with PR_MPI_STAGE=0: exit $rc, without the simulator's message"; tail -5 "$out/mpi_aware.out" | sed 's/^/        /'
+        fi
+    else
+        t_fail "mpi_aware.cu does not build with simcc -ccbin mpicxx:"; sed 's/^/        /' "$out/mpi_aware.build" | head -20
+    fi
+else
+    t_skip "mpi_aware: no mpicxx / mpiexec"
+fi
+
 # The reduction without its barriers: wrong (or refused) with every seed.
 if build nosync; then
     wrong=0
@@ -235,7 +266,8 @@ if command -v "$nvcc" >/dev/null 2>&1; then
     for f in *.cu; do
         [ "$f" = lineerr.cu ] && continue
         [ "$f" = nccl.cu ] && continue # needs MPI's and NCCL's headers: the rooms' NCCL tasks cover it
-        if "$nvcc" -arch=sm_75 -Wno-deprecated-gpu-targets -I"$root/grading/include" -c -o /dev/null "$f" >"$out/nvcc.log" 2>&1; then
+        ccbin=(); [ "$f" = mpi_aware.cu ] && ccbin=(-ccbin "${MPICXX:-mpicxx}")
+        if "$nvcc" ${ccbin[@]+"${ccbin[@]}"} -arch=sm_75 -Wno-deprecated-gpu-targets -I"$root/grading/include" -c -o /dev/null "$f" >"$out/nvcc.log" 2>&1; then
             t_pass "nvcc compiles $f"
         else
             t_fail "nvcc does not compile $f:"; head -10 "$out/nvcc.log" | sed 's/^/        /'
