@@ -21,7 +21,7 @@
  *   the GAN       net_t, make_net(), net_init(), net_forward(), sigmoid(),
  *   (task 7)      softplus(), the ring data set, make_noise(), gan_t,
  *                 input_gradient_check(), coverage()
- *   the GPUs      NCCL's communicator (HAVE_NCCL), pick_gpu() (CHECK() is pr.h's),
+ *   the GPUs      NCCL's communicator (HAVE_NCCL), pick_gpu(), print_ddp_time() (CHECK() is pr.h's),
  *   (task 6)      replica_t; mlp_forward() and mlp_backward() run on the GPU too
  *   the MLP's     mlp_backward() (in two halves, one per layer), serial_step(),
  *   backward      train_serial(): the last section, because it is task 1's
@@ -561,6 +561,18 @@ static inline void nccl_stop(void)
 }
 #endif
 #endif
+
+/* A way's time per epoch (t for all epochs), its speedup over the serial run, and the
+ * parallel efficiency on size ranks. */
+static inline void print_ddp_time(const char *way, double t, double t_serial, int epochs, int size)
+{
+    char what[80];
+    snprintf(what, sizeof what, "%s / epoch", way);
+    pr_print_time(what, t / epochs, t_serial / epochs, "serial CPU");
+    if (pr_rank() == 0)
+        printf("       parallel efficiency t_serial / (p * t) = %.3f with p = %d\n", t_serial / (size * t),
+               size);
+}
 
 /* Picks this rank's GPU, round-robin over the GPUs it sees, and returns its
  * number; also says how many ranks share this node and how many different GPUs

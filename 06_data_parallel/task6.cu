@@ -200,16 +200,6 @@ static double check_training(const char *way, const double *params, const double
     return checksum;
 }
 
-static void print_time(const char *way, double t, double t_serial, int epochs, int size)
-{
-    char what[80];
-    snprintf(what, sizeof what, "%s / epoch", way);
-    pr_print_time(what, t / epochs, t_serial / epochs, "serial CPU");
-    if (pr_rank() == 0)
-        printf("       parallel efficiency t_serial / (p * t) = %.3f with p = %d\n", t_serial / (size * t),
-               size);
-}
-
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -255,7 +245,7 @@ int main(int argc, char **argv)
     pr_result_double("final_loss", loss[epochs - 1], 1e-6);
     pr_result_double("checksum", checksum, 1e-6);
     pr_print_time("serial CPU / epoch", t_serial / epochs, 0, NULL);
-    print_time("GPU DDP, staged", t_staged, t_serial, epochs, size);
+    print_ddp_time("GPU DDP, staged", t_staged, t_serial, epochs, size);
 
     const char *why;
     int path = pr_mpi_gpu_path(&why);
@@ -265,7 +255,7 @@ int main(int argc, char **argv)
                          check_training("CUDA-aware", params, loss, serial_params, serial_loss, L.count, epochs), 1e-6);
         char way[64]; /* the staging layer's time is not a CUDA-aware MPI's: say which it was */
         snprintf(way, sizeof way, "GPU DDP, CUDA-aware (%s)", pr_mpi_gpu_path_name(path));
-        print_time(way, t_aware, t_serial, epochs, size);
+        print_ddp_time(way, t_aware, t_serial, epochs, size);
     } else if (rank == 0) {
         printf("  CUDA-aware: SKIP (%s)\n", why);
     }
@@ -282,7 +272,7 @@ int main(int argc, char **argv)
         double t_nccl = train_gpu(&r, &data, batch, epochs, seed, allreduce_nccl, params, loss);
         pr_result_double("checksum_nccl",
                          check_training("NCCL", params, loss, serial_params, serial_loss, L.count, epochs), 1e-6);
-        print_time("GPU DDP, NCCL", t_nccl, t_serial, epochs, size);
+        print_ddp_time("GPU DDP, NCCL", t_nccl, t_serial, epochs, size);
         nccl_stop();
     } else if (rank == 0) {
         printf("  NCCL: SKIP (NCCL needs a GPU of its own for every rank: %d ranks share %d GPU%s)\n",

@@ -12,7 +12,9 @@
  * argument checks give CUBLAS_STATUS_INVALID_VALUE as cuBLAS does).  Every result is
  * the plain loop's: each entry summed from 0 along the inner dimension in increasing
  * order, in the type's own precision, then times alpha, plus beta times the old value.
- * Calls run synchronously (on the stream given or not).  Matrices and vectors must be
+ * Calls run when they are made, after the work queued before them on the handle's stream
+ * (cublasSetStream); cublasSet/GetMatrix and Vector after the legacy default stream's, as
+ * a blocking cudaMemcpy does.  Matrices and vectors must be
  * device memory (cudaMalloc, or cudaMallocManaged/Host): a host pointer or an extent
  * past the end of an allocation is a fatal error, as a kernel's would be.
  * Not offered: cublasLt, the legacy <cublas.h> API, complex and half types, batched and
@@ -141,6 +143,7 @@ inline cublasStatus_t gemm(const char *fn, cublasHandle_t h, cublasOperation_t t
     if (lda < lmax1(arows) || ldb < lmax1(brows) || ldc < lmax1(m))
         return CUBLAS_STATUS_INVALID_VALUE;
     init();
+    cudaStreamSynchronize(h->stream); /* the stream's earlier work first */
     if (m == 0 || n == 0)
         return CUBLAS_STATUS_SUCCESS;
     const T alpha = scalar(h, fn, "alpha", alpha_p), beta = scalar(h, fn, "beta", beta_p);
@@ -202,6 +205,7 @@ inline cublasStatus_t gemv(const char *fn, cublasHandle_t h, cublasOperation_t t
     if (!op_ok(trans) || m < 0 || n < 0 || lda < lmax1(m) || incx == 0 || incy == 0 || !alpha_p || !beta_p)
         return CUBLAS_STATUS_INVALID_VALUE;
     init();
+    cudaStreamSynchronize(h->stream); /* the stream's earlier work first */
     if (m == 0 || n == 0)
         return CUBLAS_STATUS_SUCCESS;
     const T alpha = scalar(h, fn, "alpha", alpha_p), beta = scalar(h, fn, "beta", beta_p);
@@ -254,6 +258,7 @@ inline cublasStatus_t axpy(const char *fn, cublasHandle_t h, int n, const T *alp
     if (!alpha_p)
         return CUBLAS_STATUS_INVALID_VALUE;
     init();
+    cudaStreamSynchronize(h->stream); /* the stream's earlier work first */
     if (n <= 0)
         return CUBLAS_STATUS_SUCCESS;
     const T alpha = scalar(h, fn, "alpha", alpha_p);
@@ -278,6 +283,7 @@ inline cublasStatus_t dot(const char *fn, cublasHandle_t h, int n, const T *x, i
     if (!result)
         return CUBLAS_STATUS_INVALID_VALUE;
     init();
+    cudaStreamSynchronize(h->stream); /* the stream's earlier work first */
     T s = T(0);
     if (n > 0) {
         check_memory(fn, "x", x, vector_bytes(n, incx, sizeof(T)));
@@ -307,6 +313,7 @@ inline cublasStatus_t scal(const char *fn, cublasHandle_t h, int n, const T *alp
     if (!alpha_p)
         return CUBLAS_STATUS_INVALID_VALUE;
     init();
+    cudaStreamSynchronize(h->stream); /* the stream's earlier work first */
     if (n <= 0 || incx <= 0)
         return CUBLAS_STATUS_SUCCESS;
     const T alpha = scalar(h, fn, "alpha", alpha_p);
@@ -324,6 +331,7 @@ inline cublasStatus_t copy_matrix(int rows, int cols, int elem, const void *src,
     if (rows < 0 || cols < 0 || elem <= 0 || lds <= 0 || ldd <= 0 || lds < rows || ldd < rows)
         return CUBLAS_STATUS_INVALID_VALUE;
     init();
+    complete_legacy(); /* blocking, as cudaMemcpy */
     if (rows == 0 || cols == 0)
         return CUBLAS_STATUS_SUCCESS;
     open_device();
@@ -337,6 +345,7 @@ inline cublasStatus_t copy_vector(int n, int elem, const void *src, int incs, vo
     if (n < 0 || elem <= 0 || incs <= 0 || incd <= 0)
         return CUBLAS_STATUS_INVALID_VALUE;
     init();
+    complete_legacy(); /* blocking, as cudaMemcpy */
     open_device();
     for (long i = 0; i < n; i++)
         memmove((char *)dst + (size_t)i * incd * elem, (const char *)src + (size_t)i * incs * elem, (size_t)elem);

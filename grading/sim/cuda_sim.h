@@ -11,6 +11,18 @@
  * block.  Device memory is mmap'ed, PROT_NONE outside kernels and copies, each
  * allocation ending exactly at a PROT_NONE guard page.
  *
+ * Asynchrony: kernel launches, cudaMemcpyAsync, cudaMemset(Async), event records and host
+ * functions are queued on their stream and run when something waits for them: a
+ * synchronize call, a blocking cudaMemcpy (after the legacy default stream and the blocking
+ * streams, as on a GPU), a stream or event query, cudaFree.  Queued work runs after the
+ * work it depends on (its stream's earlier work, an event waited for with
+ * cudaStreamWaitEvent, the legacy default stream's implicit synchronization), and no
+ * sooner: a host that reads an asynchronous copy's target, or a second stream's result
+ * without an event, before synchronizing gets the old data, as a GPU may give it.  Managed
+ * memory is PROT_NONE while a kernel (or a copy of it) is queued, so touching it from
+ * the host without synchronizing stops with a message naming the missing
+ * synchronization.  Work never synchronized is reported at exit.
+ *
  * A launch calls its kernel as a function call would (simpp puts it in a lambda), so
  * kernel templates (deduced or explicit arguments, non-type parameters), overloaded
  * kernels and default arguments work.  Offered besides the runtime API: atomics, warp
@@ -38,6 +50,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <deque>
+#include <functional>
+#include <memory>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -132,8 +147,21 @@ enum cudaMemcpyKind {
     cudaMemcpyDefault = 4
 };
 
-struct CUstream_st { int id; };
-struct CUevent_st { double t; int recorded; };
+namespace cuda_sim {
+struct Op;
+}
+/* A stream: the last operation issued on it (later ones wait for it), its flags. */
+struct CUstream_st {
+    int id;
+    unsigned flags;
+    std::shared_ptr<cuda_sim::Op> last;
+};
+/* An event: the marker operation its last cudaEventRecord queued, and when that ran. */
+struct CUevent_st {
+    double t;
+    int recorded;
+    std::shared_ptr<cuda_sim::Op> op;
+};
 typedef CUstream_st *cudaStream_t;
 typedef CUevent_st *cudaEvent_t;
 #define cudaStreamDefault 0x00
@@ -203,8 +231,25 @@ struct Alloc {
     size_t map_len;
     char *ptr;      /* what cudaMalloc returned; ptr + size == the back guard page */
     size_t size;
-    int host;       /* 1 cudaMallocHost, 2 cudaMallocManaged (0 device): always accessible */
+    int host;       /* 1 cudaMallocHost (always accessible), 2 cudaMallocManaged (not while
+                     * work that may use it is queued), 0 device */
 };
+
+/* Work queued on a stream and not yet run: kernels, asynchronous copies and memsets, event
+ * markers, host functions.  It runs when something synchronizes (a sync call, a blocking
+ * copy, an event or stream query or wait), after the operations it depends on: the one
+ * before it on its stream, an event it waits for, and the legacy default stream's
+ * implicit synchronization with the blocking streams. */
+struct Op {
+    std::function<void()> run;
+    std::vector<std::shared_ptr<Op>> deps;
+    const char *what; /* "the kernel launched", "cudaMemcpyAsync" ... */
+    const char *file;
+    int line;
+    bool uses_managed; /* a kernel, or a copy or memset of managed memory */
+    bool done;
+};
+using OpRef = std::shared_ptr<Op>;
 
 enum { RUNNABLE, WAIT_BLOCK, WAIT_WARP, DONE };
 
@@ -224,6 +269,16 @@ struct State {
     std::vector<Alloc> allocs;
     cudaError_t last_error = cudaSuccess;
     int device_accessible = 0; /* while > 0, device memory is readable and writable */
+    int draining = 0;          /* while > 0, queued work is running (managed memory open) */
+    bool dev_open = false, managed_open = true; /* the protection the allocations have now */
+    /* queued work, in issue order; the legacy default stream (0), the per-thread one;
+     * the streams created and not destroyed; the last work of destroyed streams */
+    std::deque<OpRef> queued;
+    int queued_managed = 0; /* queued operations that may use managed memory */
+    CUstream_st legacy{0, 0, {}}, per_thread{1, 0, {}};
+    std::vector<CUstream_st *> streams;
+    std::vector<OpRef> orphans;
+    bool exit_check = false;
     /* the launch in progress */
     bool in_kernel = false;
     const char *launch_file = "?";
@@ -274,15 +329,26 @@ inline uint64_t splitmix(uint64_t &s)
     return z ^ (z >> 31);
 }
 
-/* ---- device memory protection ---- */
-inline void protect_all(int prot)
+/* ---- device memory protection ----
+ * Device memory is readable and writable only inside kernels and copies; managed memory
+ * also while nothing that may use it (a kernel, a copy or memset of it) is queued. */
+inline void protect_kind(int host, bool open)
 {
     for (auto &a : S.allocs)
-        if (!a.host)
-            mprotect(a.base + S.page, a.map_len - 2 * S.page, prot);
+        if (a.host == host)
+            mprotect(a.base + S.page, a.map_len - 2 * S.page, open ? PROT_READ | PROT_WRITE : PROT_NONE);
 }
-inline void open_device() { if (S.device_accessible++ == 0) protect_all(PROT_READ | PROT_WRITE); }
-inline void close_device() { if (--S.device_accessible == 0) protect_all(PROT_NONE); }
+inline void refresh_protection()
+{
+    bool dev = S.device_accessible > 0;
+    bool managed = dev || S.draining > 0 || S.queued_managed == 0;
+    if (dev != S.dev_open)
+        protect_kind(0, S.dev_open = dev);
+    if (managed != S.managed_open)
+        protect_kind(2, S.managed_open = managed);
+}
+inline void open_device() { if (S.device_accessible++ == 0) refresh_protection(); }
+inline void close_device() { if (--S.device_accessible == 0) refresh_protection(); }
 
 inline const Alloc *find_alloc(const void *p, bool with_guards)
 {
@@ -313,12 +379,27 @@ inline void on_segv(int sig, siginfo_t *info, void *uctx)
         snprintf(where, sizeof where, " (thread (%u,%u,%u) of block (%u,%u,%u), kernel launched at %s:%d)",
                  S.fibers[S.cur].tid.x, S.fibers[S.cur].tid.y, S.fibers[S.cur].tid.z, S.cur_block.x,
                  S.cur_block.y, S.cur_block.z, S.launch_file, S.launch_line);
-    const Alloc *a = nullptr;
-    for (auto &x : S.allocs)
+    const Alloc *a = nullptr, *managed = nullptr;
+    for (auto &x : S.allocs) {
         if (!x.host && addr >= x.base && addr < x.base + x.map_len)
             a = &x;
+        if (x.host == 2 && addr >= x.ptr && addr < x.ptr + x.size)
+            managed = &x;
+    }
     fflush(stdout);
-    if (a && !S.in_kernel && S.device_accessible == 0 && addr >= a->ptr && addr < a->ptr + a->size) {
+    const Op *busy = nullptr; /* the first queued work that may use managed memory */
+    for (auto &op : S.queued)
+        if (!busy && !op->done && op->uses_managed)
+            busy = op.get();
+    if (managed && !S.in_kernel && !S.managed_open && busy) {
+        snprintf(msg, sizeof msg,
+                 "cuda-sim: error: host code %s managed memory at %p (a cudaMallocManaged allocation of %zu "
+                 "bytes at %p) while %s at %s:%d has not finished: the GPU may still be using it. Missing "
+                 "synchronization: call cudaDeviceSynchronize() (or cudaStreamSynchronize on its stream) before "
+                 "the host touches the memory\n",
+                 rw, (const void *)addr, managed->size, (const void *)managed->ptr, busy->what, busy->file,
+                 busy->line);
+    } else if (a && !S.in_kernel && S.device_accessible == 0 && addr >= a->ptr && addr < a->ptr + a->size) {
         snprintf(msg, sizeof msg,
                  "cuda-sim: error: host code dereferenced device pointer %p (inside a cudaMalloc allocation of "
                  "%zu bytes at %p): device memory is only accessible in kernels; copy it with cudaMemcpy\n",
@@ -755,6 +836,138 @@ inline void launch(dim3 g, dim3 b, size_t shmem, const char *file, int line, voi
     blockIdx = uint3{0, 0, 0};
 }
 
+/* ---- queued work ---- */
+inline CUstream_st *stream_of(cudaStream_t s)
+{
+    if (s == nullptr || s == cudaStreamLegacy)
+        return &S.legacy;
+    if (s == cudaStreamPerThread)
+        return &S.per_thread;
+    return s;
+}
+inline bool blocking(const CUstream_st *st) { return !(st->flags & cudaStreamNonBlocking); }
+
+/* Runs x after everything it depends on (nothing when it is done). */
+inline void complete(const OpRef &x)
+{
+    if (!x || x->done)
+        return;
+    S.draining++;
+    refresh_protection();
+    std::vector<Op *> todo{x.get()};
+    while (!todo.empty()) {
+        Op *o = todo.back();
+        if (o->done) {
+            todo.pop_back();
+            continue;
+        }
+        bool ready = true;
+        for (auto &d : o->deps)
+            if (!d->done) {
+                todo.push_back(d.get());
+                ready = false;
+            }
+        if (!ready)
+            continue;
+        todo.pop_back();
+        std::function<void()> run = std::move(o->run);
+        o->deps.clear();
+        run();
+        o->done = true;
+        if (o->uses_managed)
+            S.queued_managed--;
+    }
+    while (!S.queued.empty() && S.queued.front()->done)
+        S.queued.pop_front();
+    S.draining--;
+    refresh_protection();
+}
+
+/* Runs all queued work, in issue order (cudaDeviceSynchronize). */
+inline void complete_all()
+{
+    while (!S.queued.empty()) {
+        OpRef first = S.queued.front();
+        complete(first);
+        if (!S.queued.empty() && S.queued.front() == first)
+            S.queued.pop_front();
+    }
+    S.orphans.clear();
+}
+
+/* Everything the legacy default stream's next operation would wait for: its own work and
+ * that of every blocking stream (a blocking cudaMemcpy waits for the same). */
+inline void complete_legacy()
+{
+    complete(S.legacy.last);
+    complete(S.per_thread.last);
+    for (auto *st : S.streams)
+        if (blocking(st))
+            complete(st->last);
+    for (auto &o : S.orphans)
+        complete(o);
+    S.orphans.clear();
+}
+
+/* At exit: work that was queued and never synchronized.  A GPU need not run it (and a
+ * kernel's printf output appears only at a synchronization): say so. */
+inline void check_at_exit()
+{
+    int left = 0;
+    const Op *first = nullptr;
+    for (auto &op : S.queued)
+        if (!op->done && op->file) {
+            left++;
+            if (!first)
+                first = op.get();
+        }
+    if (left > 0)
+        fprintf(stderr,
+                "cuda-sim: warning: the program ended with %d operation%s queued on the GPU and never synchronized "
+                "(the first: %s at %s:%d); on a GPU its results, and a kernel's printf output, may never appear: "
+                "call cudaDeviceSynchronize() before the end\n",
+                left, left == 1 ? "" : "s", first->what, first->file, first->line);
+}
+
+/* Queues run on stream s after what it must wait for; returns the operation. */
+inline OpRef enqueue(cudaStream_t s, const char *what, const char *file, int line, bool uses_managed,
+                     std::function<void()> run)
+{
+    init();
+    if (!S.exit_check) {
+        S.exit_check = true;
+        atexit(check_at_exit);
+    }
+    CUstream_st *st = stream_of(s);
+    OpRef op = std::make_shared<Op>();
+    op->run = std::move(run);
+    op->what = what;
+    op->file = file;
+    op->line = line;
+    op->uses_managed = uses_managed;
+    op->done = false;
+    auto after = [&](const OpRef &d) {
+        if (d && !d->done)
+            op->deps.push_back(d);
+    };
+    after(st->last);
+    if (st == &S.legacy) {
+        after(S.per_thread.last);
+        for (auto *o : S.streams)
+            if (blocking(o))
+                after(o->last);
+        for (auto &o : S.orphans)
+            after(o);
+    } else if (blocking(st)) {
+        after(S.legacy.last);
+    }
+    st->last = op;
+    S.queued.push_back(op);
+    if (uses_managed && S.queued_managed++ == 0)
+        refresh_protection();
+    return op;
+}
+
 template <class... A> struct pending {
     const cfg *c;
     std::tuple<A...> args;
@@ -763,12 +976,12 @@ template <class... A> struct pending {
 struct cfg {
     dim3 grid, block;
     size_t shmem;
+    cudaStream_t stream;
     const char *file;
     int line;
     cfg(dim3 g, dim3 b, size_t sh = 0, cudaStream_t s = 0, const char *f = __builtin_FILE(), int l = __builtin_LINE())
-        : grid(g), block(b), shmem(sh), file(f), line(l)
+        : grid(g), block(b), shmem(sh), stream(s), file(f), line(l)
     {
-        (void)s;
     }
     template <class... A> pending<std::decay_t<A>...> operator()(A &&...a) const
     {
@@ -782,19 +995,37 @@ inline void call_kernel(void (*k)(P...), std::tuple<A...> &args, std::index_sequ
     k(std::get<I>(args)...);
 }
 
+/* A launch: its configuration is checked now (cudaGetLastError sees a bad one at once),
+ * and the kernel, with copies of its arguments, queued on its stream. */
+template <class Call> inline void queue_launch(const cfg &c, Call call)
+{
+    init();
+    cudaError_t e = check_config(c.grid, c.block, c.shmem);
+    if (e != cudaSuccess) {
+        S.last_error = e;
+        return;
+    }
+    if (S.in_kernel)
+        fatal("%s:%d: a kernel launch inside a kernel (dynamic parallelism) is not simulated", c.file, c.line);
+    dim3 g = c.grid, b = c.block;
+    size_t shmem = c.shmem;
+    const char *file = c.file;
+    int line = c.line;
+    enqueue(c.stream, "the kernel launched", file, line, true, [=]() mutable {
+        struct box {
+            Call *call;
+            static void run(void *v) { (*((box *)v)->call)(); }
+        } bx{&call};
+        launch(g, b, shmem, file, line, &box::run, &bx);
+    });
+}
+
 template <class... P, class... A> inline void operator<<(void (*k)(P...), pending<A...> &&p)
 {
     static_assert(sizeof...(P) == sizeof...(A), "kernel launch: wrong number of arguments for the kernel");
-    struct box {
-        void (*k)(P...);
-        std::tuple<A...> *args;
-        static void run(void *v)
-        {
-            box *b = (box *)v;
-            call_kernel(b->k, *b->args, std::index_sequence_for<A...>{});
-        }
-    } b{k, &p.args};
-    launch(p.c->grid, p.c->block, p.c->shmem, p.c->file, p.c->line, &box::run, &b);
+    queue_launch(*p.c, [k, args = std::move(p.args)]() mutable {
+        call_kernel(k, args, std::index_sequence_for<A...>{});
+    });
 }
 
 /* What simpp makes of a launch's kernel: a lambda that calls it with the stored arguments,
@@ -807,16 +1038,7 @@ template <class F> struct kernel_of {
 
 template <class F, class... A> inline void operator<<(kernel_of<F> &&k, pending<A...> &&p)
 {
-    struct box {
-        F *call;
-        std::tuple<A...> *args;
-        static void run(void *v)
-        {
-            box *b = (box *)v;
-            std::apply(*b->call, *b->args);
-        }
-    } b{&k.call, &p.args};
-    launch(p.c->grid, p.c->block, p.c->shmem, p.c->file, p.c->line, &box::run, &b);
+    queue_launch(*p.c, [call = std::move(k.call), args = std::move(p.args)]() mutable { std::apply(call, args); });
 }
 
 inline double now()
@@ -1019,6 +1241,7 @@ static inline const char *cudaGetErrorName(cudaError_t e)
     case cudaErrorInvalidDevice: return "cudaErrorInvalidDevice";
     case cudaErrorInvalidResourceHandle: return "cudaErrorInvalidResourceHandle";
     case cudaErrorNotSupported: return "cudaErrorNotSupported";
+    case cudaErrorNotReady: return "cudaErrorNotReady";
     default: return "cudaErrorUnknown";
     }
 }
@@ -1050,7 +1273,7 @@ static inline cudaError_t cuda_sim_malloc(void **p, size_t size, int host)
     a.size = size;
     a.ptr = a.base + S.page + data - size; /* ends exactly at the back guard page */
     a.host = host;
-    if (host || S.device_accessible > 0)
+    if (host == 1 || (host == 2 && S.managed_open) || (host == 0 && S.dev_open))
         mprotect(a.base + S.page, data, PROT_READ | PROT_WRITE);
     S.allocs.push_back(a);
     *p = a.ptr;
@@ -1067,6 +1290,7 @@ static inline cudaError_t cuda_sim_free(void *p, int host)
     init();
     if (!p)
         return cudaSuccess;
+    complete_all(); /* cudaFree waits for the device's queued work */
     for (size_t i = 0; i < S.allocs.size(); i++) {
         if (S.allocs[i].ptr == (char *)p) {
             if (S.allocs[i].host != host && !(host == 0 && S.allocs[i].host))
@@ -1117,51 +1341,121 @@ static inline int cuda_sim_where(const void *p, size_t n)
     return (c >= a->ptr && c + n <= a->ptr + a->size) ? 1 : -1;
 }
 
+/* The checks of a copy: 0 when it may go ahead, else the error.  *managed: it touches
+ * managed memory. */
+static inline cudaError_t cuda_sim_copy_check(void *dst, const void *src, size_t n, cudaMemcpyKind kind, bool *managed)
+{
+    using namespace cuda_sim;
+    int d = cuda_sim_where(dst, n), s = cuda_sim_where(src, n);
+    if (d < 0 || s < 0 || !dst || !src)
+        return cudaErrorInvalidValue;
+    bool ok = kind == cudaMemcpyDefault || (kind == cudaMemcpyHostToHost && !d && !s) ||
+              (kind == cudaMemcpyHostToDevice && d && !s) || (kind == cudaMemcpyDeviceToHost && !d && s) ||
+              (kind == cudaMemcpyDeviceToDevice && d && s);
+    if (kind > cudaMemcpyDefault)
+        return cudaErrorInvalidMemcpyDirection;
+    if (!ok)
+        return cudaErrorInvalidValue;
+    const Alloc *ad = find_alloc(dst, false), *as = find_alloc(src, false);
+    *managed = (ad && ad->host == 2) || (as && as->host == 2);
+    return cudaSuccess;
+}
+/* Pageable host memory: not from cudaMallocHost or cudaMallocManaged. */
+static inline bool cuda_sim_pageable(const void *p) { return !cuda_sim::find_alloc(p, false); }
+
+static inline void cuda_sim_do_copy(void *dst, const void *src, size_t n)
+{
+    cuda_sim::open_device();
+    memmove(dst, src, n);
+    cuda_sim::close_device();
+}
+
+/* A blocking copy: on the legacy default stream, so after the work queued there and on the
+ * blocking streams, and done when it returns. */
 static inline cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, cudaMemcpyKind kind)
 {
     using namespace cuda_sim;
     init();
     if (n == 0)
         return cudaSuccess;
-    int d = cuda_sim_where(dst, n), s = cuda_sim_where(src, n);
-    if (d < 0 || s < 0 || !dst || !src)
-        return fail(cudaErrorInvalidValue);
-    bool ok = kind == cudaMemcpyDefault || (kind == cudaMemcpyHostToHost && !d && !s) ||
-              (kind == cudaMemcpyHostToDevice && d && !s) || (kind == cudaMemcpyDeviceToHost && !d && s) ||
-              (kind == cudaMemcpyDeviceToDevice && d && s);
-    if (kind > cudaMemcpyDefault)
-        return fail(cudaErrorInvalidMemcpyDirection);
-    if (!ok)
-        return fail(cudaErrorInvalidValue);
-    open_device();
-    memmove(dst, src, n);
-    close_device();
+    bool managed;
+    cudaError_t e = cuda_sim_copy_check(dst, src, n, kind, &managed);
+    if (e != cudaSuccess)
+        return fail(e);
+    complete_legacy();
+    cuda_sim_do_copy(dst, src, n);
     return cudaSuccess;
 }
-static inline cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n, cudaMemcpyKind kind, cudaStream_t = 0)
-{
-    return cudaMemcpy(dst, src, n, kind);
-}
-static inline cudaError_t cudaMemset(void *dst, int value, size_t n)
+/* Queued on the stream: it reads and writes when it runs.  As on a GPU, a copy into
+ * pageable host memory is done when the call returns, and one from pageable host memory
+ * has taken its data by then. */
+static inline cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n, cudaMemcpyKind kind,
+                                          cudaStream_t stream = 0, const char *file = __builtin_FILE(),
+                                          int line = __builtin_LINE())
 {
     using namespace cuda_sim;
     init();
     if (n == 0)
         return cudaSuccess;
-    if (cuda_sim_where(dst, n) != 1 && !(find_alloc(dst, false) && find_alloc(dst, false)->host))
-        return fail(cudaErrorInvalidValue);
-    open_device();
-    memset(dst, value, n);
-    close_device();
+    bool managed;
+    cudaError_t e = cuda_sim_copy_check(dst, src, n, kind, &managed);
+    if (e != cudaSuccess)
+        return fail(e);
+    OpRef op;
+    if (cuda_sim_pageable(src)) {
+        auto data = std::make_shared<std::vector<char>>((const char *)src, (const char *)src + n);
+        op = enqueue(stream, "cudaMemcpyAsync", file, line, managed,
+                     [dst, data]() { cuda_sim_do_copy(dst, data->data(), data->size()); });
+    } else {
+        op = enqueue(stream, "cudaMemcpyAsync", file, line, managed, [dst, src, n]() { cuda_sim_do_copy(dst, src, n); });
+    }
+    if (cuda_sim_pageable(dst))
+        complete(op);
     return cudaSuccess;
 }
-static inline cudaError_t cudaMemsetAsync(void *dst, int value, size_t n, cudaStream_t = 0) { return cudaMemset(dst, value, n); }
+static inline cudaError_t cuda_sim_memset_check(void *dst, size_t n, bool *managed)
+{
+    using namespace cuda_sim;
+    const Alloc *a = find_alloc(dst, false);
+    if (cuda_sim_where(dst, n) != 1 && !(a && a->host))
+        return cudaErrorInvalidValue;
+    *managed = a && a->host == 2;
+    return cudaSuccess;
+}
+/* Asynchronous for device memory (queued on the legacy default stream), as on a GPU. */
+static inline cudaError_t cudaMemsetAsync(void *dst, int value, size_t n, cudaStream_t stream = 0,
+                                          const char *file = __builtin_FILE(), int line = __builtin_LINE())
+{
+    using namespace cuda_sim;
+    init();
+    if (n == 0)
+        return cudaSuccess;
+    bool managed;
+    cudaError_t e = cuda_sim_memset_check(dst, n, &managed);
+    if (e != cudaSuccess)
+        return fail(e);
+    OpRef op = enqueue(stream, "cudaMemset", file, line, managed, [dst, value, n]() {
+        open_device();
+        memset(dst, value, n);
+        close_device();
+    });
+    const Alloc *a = find_alloc(dst, false);
+    if (a && a->host == 1)
+        complete(op); /* pinned host memory: done when it returns */
+    return cudaSuccess;
+}
+static inline cudaError_t cudaMemset(void *dst, int value, size_t n, const char *file = __builtin_FILE(),
+                                     int line = __builtin_LINE())
+{
+    return cudaMemsetAsync(dst, value, n, 0, file, line);
+}
 template <class T>
 static inline cudaError_t cudaMemcpyToSymbol(T &symbol, const void *src, size_t n, size_t offset = 0,
                                              cudaMemcpyKind = cudaMemcpyHostToDevice)
 {
     if (offset + n > sizeof(T))
         return cuda_sim::fail(cudaErrorInvalidValue);
+    cuda_sim::complete_legacy();
     memcpy((char *)&symbol + offset, src, n);
     return cudaSuccess;
 }
@@ -1171,13 +1465,14 @@ static inline cudaError_t cudaMemcpyFromSymbol(void *dst, const T &symbol, size_
 {
     if (offset + n > sizeof(T))
         return cuda_sim::fail(cudaErrorInvalidValue);
+    cuda_sim::complete_legacy();
     memcpy(dst, (const char *)&symbol + offset, n);
     return cudaSuccess;
 }
 
-static inline cudaError_t cudaDeviceSynchronize(void) { return cudaSuccess; }
-static inline cudaError_t cudaDeviceReset(void) { return cudaSuccess; }
-static inline cudaError_t cudaThreadSynchronize(void) { return cudaSuccess; }
+static inline cudaError_t cudaDeviceSynchronize(void) { cuda_sim::complete_all(); return cudaSuccess; }
+static inline cudaError_t cudaDeviceReset(void) { cuda_sim::complete_all(); return cudaSuccess; }
+static inline cudaError_t cudaThreadSynchronize(void) { cuda_sim::complete_all(); return cudaSuccess; }
 static inline cudaError_t cudaGetDeviceCount(int *n) { if (!n) return cuda_sim::fail(cudaErrorInvalidValue); *n = 1; return cudaSuccess; }
 static inline cudaError_t cudaSetDevice(int d) { return d == 0 ? cudaSuccess : cuda_sim::fail(cudaErrorInvalidDevice); }
 static inline cudaError_t cudaGetDevice(int *d) { if (!d) return cuda_sim::fail(cudaErrorInvalidValue); *d = 0; return cudaSuccess; }
@@ -1249,42 +1544,117 @@ static inline cudaError_t cudaMemGetInfo(size_t *free_b, size_t *total)
 static inline cudaError_t cudaRuntimeGetVersion(int *v) { *v = CUDART_VERSION; return cudaSuccess; }
 static inline cudaError_t cudaDriverGetVersion(int *v) { *v = CUDART_VERSION; return cudaSuccess; }
 
-/* Streams: everything runs synchronously, in issue order. */
-static inline cudaError_t cudaStreamCreate(cudaStream_t *s)
+/* Streams and events: work is queued (see cuda_sim::Op) and runs when something waits
+ * for it.  A query waits too (and so always answers cudaSuccess). */
+static inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned flags)
 {
     static int next = 16;
     if (!s) return cuda_sim::fail(cudaErrorInvalidValue);
-    *s = new CUstream_st{next++};
+    *s = new CUstream_st{next++, flags, {}};
+    cuda_sim::S.streams.push_back(*s);
     return cudaSuccess;
 }
-static inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned) { return cudaStreamCreate(s); }
-static inline cudaError_t cudaStreamDestroy(cudaStream_t s) { delete s; return cudaSuccess; }
-static inline cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
-static inline cudaError_t cudaStreamQuery(cudaStream_t) { return cudaSuccess; }
-static inline cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned = 0) { return cudaSuccess; }
+static inline cudaError_t cudaStreamCreate(cudaStream_t *s) { return cudaStreamCreateWithFlags(s, cudaStreamDefault); }
+static inline cudaError_t cudaStreamCreateWithPriority(cudaStream_t *s, unsigned flags, int)
+{
+    return cudaStreamCreateWithFlags(s, flags);
+}
+static inline cudaError_t cudaStreamDestroy(cudaStream_t s)
+{
+    using namespace cuda_sim;
+    if (!s || s == cudaStreamLegacy || s == cudaStreamPerThread) return fail(cudaErrorInvalidResourceHandle);
+    auto it = std::find(S.streams.begin(), S.streams.end(), s);
+    if (it == S.streams.end()) return fail(cudaErrorInvalidResourceHandle);
+    S.streams.erase(it);
+    if (s->last && !s->last->done && blocking(s))
+        S.orphans.push_back(s->last); /* its work still runs, and the legacy stream still waits for it */
+    delete s;
+    return cudaSuccess;
+}
+static inline cudaError_t cudaStreamSynchronize(cudaStream_t s)
+{
+    using namespace cuda_sim;
+    CUstream_st *st = stream_of(s);
+    if (st == &S.legacy)
+        complete_legacy();
+    else
+        complete(st->last);
+    return cudaSuccess;
+}
+static inline cudaError_t cudaStreamQuery(cudaStream_t s) { return cudaStreamSynchronize(s); }
+static inline cudaError_t cudaStreamGetFlags(cudaStream_t s, unsigned *flags)
+{
+    if (!flags) return cuda_sim::fail(cudaErrorInvalidValue);
+    *flags = cuda_sim::stream_of(s)->flags;
+    return cudaSuccess;
+}
 
 static inline cudaError_t cudaEventCreate(cudaEvent_t *e)
 {
     if (!e) return cuda_sim::fail(cudaErrorInvalidValue);
-    *e = new CUevent_st{0.0, 0};
+    *e = new CUevent_st{0.0, 0, {}};
     return cudaSuccess;
 }
 static inline cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned) { return cudaEventCreate(e); }
 static inline cudaError_t cudaEventDestroy(cudaEvent_t e) { delete e; return cudaSuccess; }
-static inline cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t = 0)
+/* A marker on the stream: it takes its time when the work queued before it has run. */
+static inline cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s = 0, const char *file = __builtin_FILE(),
+                                          int line = __builtin_LINE())
 {
     if (!e) return cuda_sim::fail(cudaErrorInvalidResourceHandle);
-    e->t = cuda_sim::now();
-    e->recorded = 1;
+    e->recorded = 0;
+    e->op = cuda_sim::enqueue(s, "cudaEventRecord", nullptr, line, false, [e]() {
+        e->t = cuda_sim::now();
+        e->recorded = 1;
+    });
+    (void)file;
     return cudaSuccess;
 }
-static inline cudaError_t cudaEventSynchronize(cudaEvent_t e) { return e ? cudaSuccess : cuda_sim::fail(cudaErrorInvalidResourceHandle); }
-static inline cudaError_t cudaEventQuery(cudaEvent_t e) { return e ? cudaSuccess : cuda_sim::fail(cudaErrorInvalidResourceHandle); }
+static inline cudaError_t cudaEventRecordWithFlags(cudaEvent_t e, cudaStream_t s = 0, unsigned = 0)
+{
+    return cudaEventRecord(e, s);
+}
+static inline cudaError_t cudaEventSynchronize(cudaEvent_t e)
+{
+    if (!e) return cuda_sim::fail(cudaErrorInvalidResourceHandle);
+    cuda_sim::complete(e->op);
+    return cudaSuccess;
+}
+static inline cudaError_t cudaEventQuery(cudaEvent_t e) { return cudaEventSynchronize(e); }
+/* Later work on s waits for the event's marker (the work queued before it on its stream). */
+static inline cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned = 0)
+{
+    if (!e) return cuda_sim::fail(cudaErrorInvalidResourceHandle);
+    cuda_sim::OpRef marker = e->op;
+    cuda_sim::OpRef wait = cuda_sim::enqueue(s, "cudaStreamWaitEvent", nullptr, 0, false, []() {});
+    if (marker && !marker->done)
+        wait->deps.push_back(marker);
+    return cudaSuccess;
+}
+/* As on a GPU: cudaErrorNotReady while an event's work has not run (its stream not
+ * synchronized: cudaEventSynchronize(stop) before reading the time). */
 static inline cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b)
 {
     if (!ms || !a || !b) return cuda_sim::fail(cudaErrorInvalidValue);
-    if (!a->recorded || !b->recorded) return cuda_sim::fail(cudaErrorInvalidResourceHandle);
+    if (!a->op || !b->op) return cuda_sim::fail(cudaErrorInvalidResourceHandle);
+    if (!a->recorded || !b->recorded) return cudaErrorNotReady; /* not an error: cudaGetLastError keeps quiet */
     *ms = (float)((b->t - a->t) * 1e3);
+    return cudaSuccess;
+}
+
+/* A host function queued on a stream: it runs in order with the stream's work. */
+typedef void (*cudaHostFn_t)(void *);
+static inline cudaError_t cudaLaunchHostFunc(cudaStream_t s, cudaHostFn_t fn, void *data)
+{
+    if (!fn) return cuda_sim::fail(cudaErrorInvalidValue);
+    cuda_sim::enqueue(s, "cudaLaunchHostFunc", nullptr, 0, false, [fn, data]() { fn(data); });
+    return cudaSuccess;
+}
+typedef void (*cudaStreamCallback_t)(cudaStream_t, cudaError_t, void *);
+static inline cudaError_t cudaStreamAddCallback(cudaStream_t s, cudaStreamCallback_t cb, void *data, unsigned)
+{
+    if (!cb) return cuda_sim::fail(cudaErrorInvalidValue);
+    cuda_sim::enqueue(s, "cudaStreamAddCallback", nullptr, 0, false, [s, cb, data]() { cb(s, cudaSuccess, data); });
     return cudaSuccess;
 }
 

@@ -21,11 +21,11 @@
  *     NCCL rank asked for), so every process of the run must call it -- as every process
  *     does where the run's ranks make one communicator, or several with different ids.
  *     The size is checked against nranks and the rank against the one asked for.
- *   - Streams: the simulator runs a stream's work when it is issued (cuda_sim.h), so when
- *     a collective is called, everything issued before it on its stream is done.  Each
- *     collective synchronizes its stream (a no-op there, kept to state the order) and then
- *     runs to completion before it returns: the stream's later work sees its result, and
- *     cudaStreamSynchronize afterwards has nothing left to wait for.
+ *   - Streams: the simulator queues a stream's work and runs it when something waits for
+ *     it (cuda_sim.h).  A collective first runs what was queued before it on its stream
+ *     (cudaStreamSynchronize), then runs to completion before it returns: the stream's
+ *     later work sees its result.  (Reading the result on the host still takes a
+ *     synchronization, as on a GPU, when later work on the stream writes it.)
  *   - Groups: the calls between ncclGroupStart and ncclGroupEnd are performed at once, in
  *     order, instead of being launched together at ncclGroupEnd.  That gives the same
  *     results for collectives, which every rank must issue in the same order anyway
@@ -216,8 +216,7 @@ inline ncclResult_t check_call(const char *call, ncclComm_t comm, size_t count, 
                         "simulator)", call, (int)t);
     if (count > (size_t)INT_MAX / (size_t)comm->nranks)
         return complain(ncclInvalidArgument, "%s: count %zu is more than the simulator's NCCL handles", call, count);
-    /* The stream's earlier work, done when it was issued: nothing to wait for, but the
-     * collective comes after it, as on a GPU. */
+    /* The stream's earlier work first: the collective comes after it, as on a GPU. */
     cudaStreamSynchronize(stream);
     return ncclSuccess;
 }

@@ -73,6 +73,26 @@ CUBLAS_STATUS_INVALID_VALUE: an invalid numeric value was used as an argument
 empty: gemm 0 dot 0 result 0"
 expect divergent 70 "" \
     '^cuda-sim: error: __syncthreads\(\) at divergent\.cu:8 not reached by all threads of block \([01],0,0\): 64 of 128 threads returned'
+# Asynchrony: queued work runs at synchronizations, in stream, event and legacy-stream order;
+# a copy or a second stream not waited for shows old data, an unsynchronized event has no time
+# yet, and work never synchronized is reported at exit.
+expect async 0 "copy not waited for: sum 0
+after cudaStreamSynchronize: sum 3000
+cudaMemcpy after a blocking stream's kernel: sum 5000
+cudaMemcpy after a non-blocking stream's kernel: sum 5000
+without cudaStreamWaitEvent: sum 0
+with cudaStreamWaitEvent: sum 1000
+elapsed time before cudaEventSynchronize: cudaErrorNotReady
+after cudaEventSynchronize: a time
+host, before cudaStreamSynchronize
+kernel printf 1
+host function: after the kernel
+host, after it
+main returns" \
+    '^cuda-sim: warning: the program ended with 1 operation queued on the GPU and never synchronized \(the first: the kernel launched at async\.cu:107\)'
+expect managed 139 "synchronized: x[9] = 81
+reading x[9] without synchronizing" \
+    '^cuda-sim: error: host code read managed memory at 0x[0-9a-f]+ \(a cudaMallocManaged allocation of 400 bytes at 0x[0-9a-f]+\) while the kernel launched at managed\.cu:22 has not finished.*Missing synchronization: call cudaDeviceSynchronize\(\)'
 expect hostderef 139 "reading d[3] on the host" \
     '^cuda-sim: error: host code dereferenced device pointer 0x[0-9a-f]+ \(inside a cudaMalloc allocation of 400 bytes'
 expect oob 139 "" \
