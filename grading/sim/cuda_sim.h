@@ -23,6 +23,10 @@
  * the host without synchronizing stops with a message naming the missing
  * synchronization.  Work never synchronized is reported at exit.
  *
+ * Races: simcc --racecheck builds this file under ThreadSanitizer (CUDA_SIM_TSAN below):
+ * races between a block's threads within a barrier interval, or between blocks, on shared
+ * or global memory, are reported with both lines and both threads' indices.
+ *
  * A launch calls its kernel as a function call would (simpp puts it in a lambda), so
  * kernel templates (deduced or explicit arguments, non-type parameters), overloaded
  * kernels and default arguments work.  Offered besides the runtime API: atomics, warp
@@ -81,6 +85,32 @@
 #define __align__(n) __attribute__((aligned(n)))
 #define __shared__ __attribute__((section("cuda_sim_shared"), aligned(16))) static
 #define __sim_extern_shared__ __attribute__((aligned(16)))
+
+/* The race checker (simcc --racecheck: ThreadSanitizer): every simulated thread is a
+ * TSan fiber, a block's barriers and warp-synchronous calls are its synchronization,
+ * blocks are not synchronized with one another, and the simulator's own machinery is not
+ * instrumented (CUDA_SIM_NOTSAN).  A race TSan finds in the kernel's code is reported
+ * with both accesses' source lines and the two threads' indices. */
+#if defined(__SANITIZE_THREAD__)
+#define CUDA_SIM_TSAN 1
+extern "C" {
+void *__tsan_get_current_fiber(void);
+void *__tsan_create_fiber(unsigned flags);
+void __tsan_destroy_fiber(void *fiber);
+void __tsan_switch_to_fiber(void *fiber, unsigned flags);
+void __tsan_set_fiber_name(void *fiber, const char *name);
+void __tsan_acquire(void *addr);
+void __tsan_release(void *addr);
+}
+#define CUDA_SIM_NOTSAN __attribute__((no_sanitize_thread, noinline))
+#define CUDA_SIM_TSAN_NO_SYNC 1u /* __tsan_switch_to_fiber_no_sync */
+#ifndef CUDA_SIM_TSAN_SETS
+#define CUDA_SIM_TSAN_SETS 2
+#endif
+constexpr unsigned kTsanSets = CUDA_SIM_TSAN_SETS;
+#else
+#define CUDA_SIM_NOTSAN
+#endif
 
 /* ------------------------------------------------------------------------- */
 /* Vector types                                                              */
@@ -279,6 +309,15 @@ struct State {
     std::vector<CUstream_st *> streams;
     std::vector<OpRef> orphans;
     bool exit_check = false;
+#if defined(CUDA_SIM_TSAN)
+    void *tsan_sched = nullptr;      /* the scheduler's TSan context */
+    void *tsan_fibers[kTsanSets][1024] = {}; /* block k's threads: set k % kTsanSets */
+    void **tsan_fiber = nullptr;     /* this block's */
+    unsigned tsan_blocks = 0;
+    char *tsan_block = nullptr;      /* this block's sync objects: [0] barrier, [1 + w] warp w */
+    char tsan_kernel_end = 0;        /* every thread releases it when done; the host acquires it */
+    char tsan_block_start = 0;       /* the host releases it as a block starts; its threads acquire it */
+#endif
     /* the launch in progress */
     bool in_kernel = false;
     const char *launch_file = "?";
@@ -517,11 +556,25 @@ __asm__(".text\n"
         "  ud2\n");
 #endif
 
-inline void fiber_main()
+CUDA_SIM_NOTSAN inline void tsan_to_scheduler()
+{
+#if defined(CUDA_SIM_TSAN)
+    __tsan_switch_to_fiber(S.tsan_sched, CUDA_SIM_TSAN_NO_SYNC);
+#endif
+}
+
+CUDA_SIM_NOTSAN inline void fiber_main()
 {
     CUDA_SIM_ASAN_FIBER_STARTED();
+#if defined(CUDA_SIM_TSAN)
+    __tsan_acquire(&S.tsan_block_start); /* after what the host did before the launch */
+#endif
     S.thunk(S.thunk_arg);
     S.fibers[S.cur].state = DONE;
+#if defined(CUDA_SIM_TSAN)
+    __tsan_release(&S.tsan_kernel_end);
+#endif
+    tsan_to_scheduler();
     CUDA_SIM_ASAN_TO_SCHEDULER(nullptr);
 #if defined(__x86_64__)
     cuda_sim_switch(&S.fibers[S.cur].sp, S.sched_sp);
@@ -531,7 +584,7 @@ inline void fiber_main()
     __builtin_unreachable();
 }
 
-inline void fiber_prepare(int i)
+CUDA_SIM_NOTSAN inline void fiber_prepare(int i)
 {
     char *top = S.stacks + (size_t)i * (S.stack_size + S.page) + S.page + S.stack_size;
 #if defined(__x86_64__)
@@ -554,10 +607,13 @@ inline void fiber_prepare(int i)
 #endif
 }
 
-inline void run_fiber(int i)
+CUDA_SIM_NOTSAN inline void run_fiber(int i)
 {
     S.cur = i;
     threadIdx = S.fibers[i].tid;
+#if defined(CUDA_SIM_TSAN)
+    __tsan_switch_to_fiber(S.tsan_fiber[i], CUDA_SIM_TSAN_NO_SYNC);
+#endif
     CUDA_SIM_ASAN_TO_FIBER(i);
 #if defined(__x86_64__)
     cuda_sim_switch(&S.sched_sp, S.fibers[i].sp);
@@ -567,12 +623,13 @@ inline void run_fiber(int i)
     CUDA_SIM_ASAN_BACK_IN_SCHEDULER();
 }
 
-inline void yield_to_scheduler()
+CUDA_SIM_NOTSAN inline void yield_to_scheduler()
 {
     Fiber &f = S.fibers[S.cur];
 #if defined(CUDA_SIM_ASAN_FIBERS)
     const int me = S.cur;
 #endif
+    tsan_to_scheduler();
     CUDA_SIM_ASAN_TO_SCHEDULER(&cuda_sim_asan_fiber_fake[me]);
 #if defined(__x86_64__)
     cuda_sim_switch(&f.sp, S.sched_sp);
@@ -596,7 +653,15 @@ inline void ensure_stacks(int n)
         mprotect(S.stacks + (size_t)i * (S.stack_size + S.page), S.page, PROT_NONE);
 }
 
-inline void poison_shared(size_t dyn_bytes)
+/* (a loop, not memset: under the race checker the poisoning is not an access of any thread) */
+CUDA_SIM_NOTSAN inline void poison_bytes(void *p, size_t n)
+{
+    volatile unsigned char *c = (volatile unsigned char *)p;
+    for (size_t i = 0; i < n; i++)
+        c[i] = 0xff;
+}
+
+CUDA_SIM_NOTSAN inline void poison_shared(size_t dyn_bytes)
 {
     static int poison = -1;
     if (poison < 0) {
@@ -606,8 +671,42 @@ inline void poison_shared(size_t dyn_bytes)
     if (!poison)
         return;
     if (__start_cuda_sim_shared && __stop_cuda_sim_shared)
-        memset(__start_cuda_sim_shared, 0xff, (size_t)(__stop_cuda_sim_shared - __start_cuda_sim_shared));
-    memset(cuda_sim_dynamic_shared_storage, 0xff, dyn_bytes);
+        poison_bytes(__start_cuda_sim_shared, (size_t)(__stop_cuda_sim_shared - __start_cuda_sim_shared));
+    poison_bytes(cuda_sim_dynamic_shared_storage, dyn_bytes);
+}
+
+/* The race checker: a block's threads are TSan fibers, taken in turn from kTsanSets (2)
+ * sets (fresh ones for every block would cost ~150 us each; more sets make every barrier
+ * slower), so that the threads of a block are not ordered with those of the block run just
+ * before it (blocks run in a shuffled order).  A block's thread i is ordered after thread i
+ * of the block run two before: a race between those two alone goes unseen.  Each fiber is
+ * named by its indices for the reports. */
+CUDA_SIM_NOTSAN inline void tsan_block_begin(int n)
+{
+#if defined(CUDA_SIM_TSAN)
+    if (!S.tsan_sched)
+        S.tsan_sched = __tsan_get_current_fiber();
+    S.tsan_block = (char *)malloc(64);
+    S.tsan_fiber = S.tsan_fibers[S.tsan_blocks++ % kTsanSets];
+    for (int i = 0; i < n; i++) {
+        if (!S.tsan_fiber[i])
+            S.tsan_fiber[i] = __tsan_create_fiber(0);
+        char name[96];
+        snprintf(name, sizeof name, "cuda thread (%u,%u,%u) of block (%u,%u,%u)", S.fibers[i].tid.x,
+                 S.fibers[i].tid.y, S.fibers[i].tid.z, S.cur_block.x, S.cur_block.y, S.cur_block.z);
+        __tsan_set_fiber_name(S.tsan_fiber[i], name);
+    }
+    __tsan_release(&S.tsan_block_start);
+#else
+    (void)n;
+#endif
+}
+CUDA_SIM_NOTSAN inline void tsan_block_end()
+{
+#if defined(CUDA_SIM_TSAN)
+    free(S.tsan_block); /* and with it the block's sync objects */
+    S.tsan_block = nullptr;
+#endif
 }
 
 inline void describe_block(char *buf, size_t n)
@@ -617,7 +716,7 @@ inline void describe_block(char *buf, size_t n)
 }
 
 /* Runs one block: every thread to completion, releasing barriers as they fill. */
-inline void run_block(unsigned bx, unsigned by, unsigned bz, size_t dyn)
+CUDA_SIM_NOTSAN inline void run_block(unsigned bx, unsigned by, unsigned bz, size_t dyn)
 {
     int n = S.nthreads;
     S.cur_block = uint3{bx, by, bz};
@@ -634,6 +733,7 @@ inline void run_block(unsigned bx, unsigned by, unsigned bz, size_t dyn)
         S.xparity[i] = 0;
         fiber_prepare(i);
     }
+    tsan_block_begin(n);
     static int order[1024];
     for (;;) {
         int m = 0;
@@ -684,8 +784,10 @@ inline void run_block(unsigned bx, unsigned by, unsigned bz, size_t dyn)
                 if (first_warp < 0) first_warp = i;
             }
         }
-        if (done == n)
+        if (done == n) {
+            tsan_block_end();
             return;
+        }
         char blk[400];
         describe_block(blk, sizeof blk);
         if (at_block == n) {
@@ -722,7 +824,7 @@ inline void run_block(unsigned bx, unsigned by, unsigned bz, size_t dyn)
     }
 }
 
-inline void block_barrier(const char *file, int line, int pred)
+CUDA_SIM_NOTSAN inline void block_barrier(const char *file, int line, int pred)
 {
     if (!S.in_kernel || S.cur < 0)
         fatal("__syncthreads() called outside a kernel (%s:%d)", file, line);
@@ -731,10 +833,16 @@ inline void block_barrier(const char *file, int line, int pred)
     f.file = file;
     f.line = line;
     f.pred = pred;
+#if defined(CUDA_SIM_TSAN)
+    __tsan_release(S.tsan_block);
+#endif
     yield_to_scheduler();
+#if defined(CUDA_SIM_TSAN)
+    __tsan_acquire(S.tsan_block);
+#endif
 }
 
-inline void warp_wait(unsigned mask, const char *file, int line)
+CUDA_SIM_NOTSAN inline void warp_wait(unsigned mask, const char *file, int line)
 {
     if (!S.in_kernel || S.cur < 0)
         fatal("warp-synchronous call outside a kernel (%s:%d)", file, line);
@@ -747,11 +855,17 @@ inline void warp_wait(unsigned mask, const char *file, int line)
     f.warp_mask = mask;
     f.file = file;
     f.line = line;
+#if defined(CUDA_SIM_TSAN)
+    __tsan_release(S.tsan_block + 1 + S.cur / 32);
+#endif
     yield_to_scheduler();
+#if defined(CUDA_SIM_TSAN)
+    __tsan_acquire(S.tsan_block + 1 + S.cur / 32);
+#endif
 }
 
 /* Every lane in mask puts 8 bytes in; returns the exchange row after all have. */
-template <class T> inline const uint64_t *warp_exchange(unsigned mask, T value, const char *file, int line)
+template <class T> CUDA_SIM_NOTSAN inline const uint64_t *warp_exchange(unsigned mask, T value, const char *file, int line)
 {
     static_assert(sizeof(T) <= 8, "warp shuffles of values larger than 8 bytes are not supported");
     int i = S.cur, w = i / 32, lane = i % 32;
@@ -763,9 +877,9 @@ template <class T> inline const uint64_t *warp_exchange(unsigned mask, T value, 
     return S.xbuf[w][par];
 }
 
-inline int lane_count_in_warp(int i) { return std::min(32, S.nthreads - (i / 32) * 32); }
+CUDA_SIM_NOTSAN inline int lane_count_in_warp(int i) { return std::min(32, S.nthreads - (i / 32) * 32); }
 
-template <class T> inline T shfl_generic(unsigned mask, T var, int src, const char *file, int line)
+template <class T> CUDA_SIM_NOTSAN inline T shfl_generic(unsigned mask, T var, int src, const char *file, int line)
 {
     const uint64_t *row = warp_exchange(mask, var, file, line);
     int lane = S.cur % 32;
@@ -795,7 +909,7 @@ inline cudaError_t check_config(dim3 g, dim3 b, size_t shmem)
     return cudaSuccess;
 }
 
-inline void launch(dim3 g, dim3 b, size_t shmem, const char *file, int line, void (*thunk)(void *), void *arg)
+CUDA_SIM_NOTSAN inline void launch(dim3 g, dim3 b, size_t shmem, const char *file, int line, void (*thunk)(void *), void *arg)
 {
     init();
     cudaError_t e = check_config(g, b, shmem);
@@ -831,6 +945,9 @@ inline void launch(dim3 g, dim3 b, size_t shmem, const char *file, int line, voi
         run_block((unsigned)(k % g.x), (unsigned)(k / g.x % g.y), (unsigned)(k / ((uint64_t)g.x * g.y)), shmem);
     }
     S.in_kernel = false;
+#if defined(CUDA_SIM_TSAN)
+    __tsan_acquire(&S.tsan_kernel_end); /* the host's later work comes after every thread's */
+#endif
     close_device();
     threadIdx = uint3{0, 0, 0};
     blockIdx = uint3{0, 0, 0};
@@ -1060,7 +1177,7 @@ inline cudaError_t fail(cudaError_t e)
 /* Device functions                                                          */
 /* ------------------------------------------------------------------------- */
 #define __syncthreads() cuda_sim::block_barrier(__FILE__, __LINE__, 0)
-static inline int cuda_sim_sync_count(int pred, const char *f, int l)
+CUDA_SIM_NOTSAN static inline int cuda_sim_sync_count(int pred, const char *f, int l)
 {
     cuda_sim::block_barrier(f, l, pred);
     return cuda_sim::S.fibers[cuda_sim::S.cur].pred;
@@ -1068,13 +1185,13 @@ static inline int cuda_sim_sync_count(int pred, const char *f, int l)
 #define __syncthreads_count(p) cuda_sim_sync_count((p) != 0, __FILE__, __LINE__)
 #define __syncthreads_and(p) (cuda_sim_sync_count((p) != 0, __FILE__, __LINE__) == (int)(blockDim.x * blockDim.y * blockDim.z))
 #define __syncthreads_or(p) (cuda_sim_sync_count((p) != 0, __FILE__, __LINE__) != 0)
-static inline unsigned cuda_sim_full_mask_of_warp()
+CUDA_SIM_NOTSAN static inline unsigned cuda_sim_full_mask_of_warp()
 {
     int lanes = cuda_sim::lane_count_in_warp(cuda_sim::S.cur);
     return lanes == 32 ? 0xffffffffu : ((1u << lanes) - 1);
 }
 #define __syncwarp(...) cuda_sim_syncwarp(__FILE__, __LINE__, ##__VA_ARGS__)
-static inline void cuda_sim_syncwarp(const char *f, int l, unsigned mask = 0xffffffffu)
+CUDA_SIM_NOTSAN static inline void cuda_sim_syncwarp(const char *f, int l, unsigned mask = 0xffffffffu)
 {
     cuda_sim::warp_wait(mask & cuda_sim_full_mask_of_warp(), f, l);
 }
@@ -1087,7 +1204,7 @@ static inline void cuda_sim_syncwarp(const char *f, int l, unsigned mask = 0xfff
 #define __all_sync(mask, p) ((cuda_sim_ballot(mask, p, __FILE__, __LINE__) & (mask)) == ((mask) & cuda_sim_full_mask_of_warp()))
 #define __any_sync(mask, p) (cuda_sim_ballot(mask, p, __FILE__, __LINE__) != 0)
 
-template <class T> static inline T cuda_sim_shfl(int how, unsigned mask, T var, int d, const char *f, int l, int width = 32)
+template <class T> CUDA_SIM_NOTSAN static inline T cuda_sim_shfl(int how, unsigned mask, T var, int d, const char *f, int l, int width = 32)
 {
     int lane = cuda_sim::S.cur % 32;
     int base = lane / width * width, src;
@@ -1100,7 +1217,7 @@ template <class T> static inline T cuda_sim_shfl(int how, unsigned mask, T var, 
     return cuda_sim::shfl_generic(mask & cuda_sim_full_mask_of_warp(), var, src, f, l);
 }
 
-static inline unsigned cuda_sim_ballot(unsigned mask, int pred, const char *f, int l)
+CUDA_SIM_NOTSAN static inline unsigned cuda_sim_ballot(unsigned mask, int pred, const char *f, int l)
 {
     const uint64_t *row = cuda_sim::warp_exchange(mask & cuda_sim_full_mask_of_warp(), (int)(pred != 0), f, l);
     unsigned bits = 0;
@@ -1119,7 +1236,7 @@ static inline long long clock64() { return (long long)(cuda_sim::now() * 1e9); }
 
 /* Atomics: the simulated threads of a process never preempt one another. */
 #define CUDA_SIM_ATOMIC(name, T, expr) \
-    static inline T name(T *addr, T val) { T old = *addr; *addr = (expr); return old; }
+    CUDA_SIM_NOTSAN static inline T name(T *addr, T val) { T old = *addr; *addr = (expr); return old; }
 CUDA_SIM_ATOMIC(atomicAdd, int, old + val)
 CUDA_SIM_ATOMIC(atomicAdd, unsigned int, old + val)
 CUDA_SIM_ATOMIC(atomicAdd, unsigned long long int, old + val)
@@ -1152,7 +1269,7 @@ CUDA_SIM_ATOMIC(atomicInc, unsigned int, old >= val ? 0u : old + 1)
 CUDA_SIM_ATOMIC(atomicDec, unsigned int, (old == 0 || old > val) ? val : old - 1)
 #undef CUDA_SIM_ATOMIC
 #define CUDA_SIM_CAS(T) \
-    static inline T atomicCAS(T *addr, T cmp, T val) { T old = *addr; if (old == cmp) *addr = val; return old; }
+    CUDA_SIM_NOTSAN static inline T atomicCAS(T *addr, T cmp, T val) { T old = *addr; if (old == cmp) *addr = val; return old; }
 CUDA_SIM_CAS(int)
 CUDA_SIM_CAS(unsigned int)
 CUDA_SIM_CAS(unsigned long long int)
@@ -1657,5 +1774,77 @@ static inline cudaError_t cudaStreamAddCallback(cudaStream_t s, cudaStreamCallba
     cuda_sim::enqueue(s, "cudaStreamAddCallback", nullptr, 0, false, [s, cb, data]() { cb(s, cudaSuccess, data); });
     return cudaSuccess;
 }
+
+/* The race checker's reports: TSan asks __tsan::OnReport before it prints one.  Dropped:
+ * races between two blocks' threads on memory that is not from cudaMalloc (__shared__
+ * variables, reused from block to block where a GPU gives each block its own; __device__
+ * variables look the same, so a race between blocks on one goes unseen), and on the stacks
+ * of the simulated threads (reused too).
+ * Kept: a one-line summary naming the two CUDA threads, then TSan's report (both accesses'
+ * source lines). */
+#if defined(CUDA_SIM_TSAN)
+extern "C" {
+int __tsan_get_report_data(void *report, const char **description, int *count, int *stack_count, int *mop_count,
+                           int *loc_count, int *mutex_count, int *thread_count, int *unique_tid_count,
+                           void **sleep_trace, unsigned long trace_size);
+int __tsan_get_report_mop(void *report, unsigned long idx, int *tid, void **addr, int *size, int *write,
+                          int *atomic, void **trace, unsigned long trace_size);
+int __tsan_get_report_thread(void *report, unsigned long idx, int *tid, unsigned long *os_id, int *running,
+                             const char **name, int *parent_tid, void **trace, unsigned long trace_size);
+__attribute__((weak)) const char *__tsan_default_options() { return "history_size=4"; }
+}
+namespace __tsan {
+struct ReportDesc;
+__attribute__((weak)) bool OnReport(const ReportDesc *rep, bool suppressed)
+{
+    using namespace cuda_sim;
+    if (suppressed)
+        return true;
+    void *r = (void *)rep, *trace[1];
+    const char *desc = "";
+    int count, stacks, mops = 0, locs, mutexes, threads = 0, unique;
+    void *sleep;
+    if (!__tsan_get_report_data(r, &desc, &count, &stacks, &mops, &locs, &mutexes, &threads, &unique, &sleep, 1) ||
+        strcmp(desc, "data-race") != 0 || mops < 2)
+        return false;
+    int tid[2], size[2], wr[2], at[2];
+    void *addr[2];
+    const char *name[2] = { nullptr, nullptr };
+    for (int k = 0; k < 2; k++) {
+        __tsan_get_report_mop(r, (unsigned long)k, &tid[k], &addr[k], &size[k], &wr[k], &at[k], trace, 1);
+        for (int t = 0; t < threads; t++) {
+            int id, running, parent;
+            unsigned long os;
+            const char *nm = nullptr;
+            if (__tsan_get_report_thread(r, (unsigned long)t, &id, &os, &running, &nm, &parent, trace, 1) && id == tid[k])
+                name[k] = nm;
+        }
+    }
+    const char *a = (const char *)addr[0];
+    if (S.stacks && a >= S.stacks && a < S.stacks + S.stacks_len)
+        return true;
+    /* not device memory: a __shared__ variable (a template kernel's is not in the shared
+     * section: GCC puts it in .bss), or a __device__ one */
+    const Alloc *dev = find_alloc(a, false);
+    bool shared = !(dev && dev->host != 1);
+    const char *block[2];
+    bool cuda[2];
+    for (int k = 0; k < 2; k++) {
+        cuda[k] = name[k] && strncmp(name[k], "cuda thread ", 12) == 0;
+        block[k] = cuda[k] ? strstr(name[k], " of block ") : nullptr;
+    }
+    if (shared && !(cuda[0] && cuda[1] && block[0] && block[1] && strcmp(block[0], block[1]) == 0))
+        return true;
+    fflush(stdout);
+    fprintf(stderr,
+            "cuda-sim: racecheck: a race on %s memory at %p: %s %d bytes (%s), %s %d bytes (%s), with no "
+            "__syncthreads() (or other synchronization) between them; TSan's report below shows both lines\n",
+            shared ? "shared (or __device__)" : "global", addr[0], wr[0] ? "a write of" : "a read of", size[0],
+            name[0] ? name[0] : "a thread of an earlier block", wr[1] ? "a write of" : "a read of", size[1],
+            name[1] ? name[1] : "a thread of an earlier block");
+    return false;
+}
+} // namespace __tsan
+#endif
 
 #endif /* CUDA_SIM_H */

@@ -220,6 +220,44 @@ static char *simulator_error(const run_result *run)
     return line;
 }
 
+/* The race checker's first report (simcc --racecheck): its summary, cut before the words
+ * "with no __syncthreads()", and the source lines of the two accesses (the first frame of
+ * each of TSan's two stacks, "#0 FUNCTION FILE:LINE (...)"), or NULL. */
+static char *race_report(const run_result *run)
+{
+    const char *at = run->err ? strstr(run->err, "cuda-sim: racecheck: ") : NULL;
+    if (!at)
+        return NULL;
+    at += strlen("cuda-sim: racecheck: ");
+    size_t n = strcspn(at, "\n");
+    const char *cut = strstr(at, ", with no __syncthreads()");
+    if (cut && (size_t)(cut - at) < n)
+        n = (size_t)(cut - at);
+    strbuf out = { 0 };
+    sb_printf(&out, "%.*s", (int)(n < 300 ? n : 300), at);
+    const char *p = at + strcspn(at, "\n");
+    for (int k = 0; k < 2; k++) {
+        const char *frame = strstr(p, "    #0 ");
+        if (!frame)
+            break;
+        const char *end = frame + strcspn(frame, "\n"), *paren = end;
+        while (paren > frame && *paren != '(')
+            paren--;
+        const char *space = paren > frame ? paren - 1 : frame;
+        const char *start = space;
+        while (start > frame && start[-1] != ' ')
+            start--;
+        const char *slash = start;
+        for (const char *q = start; q < space; q++)
+            if (*q == '/')
+                slash = q + 1;
+        if (space > slash)
+            sb_printf(&out, "%s%.*s", k == 0 ? "; lines " : " and ", (int)(space - slash), slash);
+        p = end;
+    }
+    return out.data;
+}
+
 grade_status judge_run(const run_result *task_run, double timeout, const result_set *expected, int via_launcher,
                        char **message)
 {
@@ -296,6 +334,10 @@ grade_status judge_run(const run_result *task_run, double timeout, const result_
         char *line = first_lines(strstr(task_run->err, "pr.h: "), 1, 300);
         sb_printf(&why, "%sexited with status %d: %s", why.len ? "\n" : "", task_run->exit_code, line);
         free(line);
+    } else if (task_run->exit_code != 0 && (sim_error = race_report(task_run)) != NULL) {
+        /* the race checker (make grade RACECHECK=1) found one */
+        sb_printf(&why, "%sthe race checker found %s", why.len ? "\n" : "", sim_error);
+        free(sim_error);
     } else if (task_run->exit_code != 0 && (sim_error = simulator_error(task_run)) != NULL) {
         /* The CUDA simulator stopped it (its own exit status), and says why. */
         sb_printf(&why, "%sstopped by the CUDA simulator: %s", why.len ? "\n" : "",
@@ -640,6 +682,55 @@ static void settle_status(task_report *tr, grade_status worst)
     }
 }
 
+/* A simulated CUDA task (one process) that failed a run: its program built again with the
+ * race checker and run on the first failing configuration.  A race it finds is added to the
+ * task's message (a missing barrier shows as a race, where the failure alone shows a wrong
+ * sum).  Not where the race checker is already on (RACECHECK=1), nor with
+ * GRADE_RACECHECK=0. */
+static void race_hint(const grade_context *ctx, const task_meta *task, const task_files *f, task_report *tr)
+{
+    const char *env = getenv("GRADE_RACECHECK");
+    if (tr->status != ST_FAIL || ctx->tc->racecheck || (env && strcmp(env, "0") == 0) || runner_interrupted() ||
+        !(task_kind(task)->flags & KIND_CUDA) || task_uses_launcher(task) || toolchain_mode(ctx->tc, task) != MODE_SIM)
+        return;
+    int c = 0;
+    while (c < tr->nruns && !(tr->runs[c].ran && tr->runs[c].status == ST_FAIL))
+        c++;
+    if (c == tr->nruns)
+        return;
+    toolchain tc = *ctx->tc;
+    tc.racecheck = 1;
+    grade_context rctx = *ctx;
+    rctx.tc = &tc;
+    char *exe = xasprintf("%s-racecheck", f->task_exe);
+    int not_simulated;
+    char *failure = build(&rctx, task, f->task_src, exe, 1, &not_simulated);
+    if (!failure) {
+        strlist cmd = { 0 }, env_list = { 0 };
+        launch_command(&tc, task, &task->configs[c], exe, &cmd, &env_list);
+        show_command(ctx, &cmd, &env_list);
+        run_result res;
+        sandbox_view view;
+        run_view(ctx, task, exe, &view);
+        /* TSan slows a kernel down some 50 times */
+        run_limited(ctx, &cmd, &env_list, 5 * task->timeout * ctx->policy->timeout_scale, ctx->policy->output_cap,
+                    PROGRAM_LIMITS(task), &view, &res);
+        sandbox_view_free(&view);
+        char *race = res.outcome == RUN_EXITED ? race_report(&res) : NULL;
+        if (race) {
+            char *more = xasprintf("%s\nthe race checker (make grade RACECHECK=1) found %s", tr->message, race);
+            free(tr->message);
+            tr->message = more;
+            free(race);
+        }
+        run_result_free(&res);
+        sl_free(&cmd);
+        sl_free(&env_list);
+    }
+    free(failure);
+    free(exe);
+}
+
 void grade_task(const grade_context *ctx, const task_meta *task, int index, int total, task_report *tr)
 {
     report_init(ctx, task, tr);
@@ -648,8 +739,10 @@ void grade_task(const grade_context *ctx, const task_meta *task, int index, int 
     task_files files;
     task_files_make(ctx, task, &files);
     if (!not_a_file(&files, tr) && !not_started(ctx, &files, tr) && !skipped(ctx, task, tr) &&
-        build_both(ctx, task, &files, tr))
+        build_both(ctx, task, &files, tr)) {
         settle_status(tr, run_configs(ctx, task, &files, tr));
+        race_hint(ctx, task, &files, tr);
+    }
     task_files_free(&files);
     task_done(tr, start, index, total);
 }

@@ -177,6 +177,45 @@ else
     t_skip "mpi_aware: no mpicxx / mpiexec"
 fi
 
+# The race checker (simcc --racecheck, ThreadSanitizer): a missing __syncthreads() and a
+# non-atomic update by every block are reported with both lines and the threads' indices
+# (exit 66); correct programs, barriers, warp shuffles and atomics included, report nothing.
+if "$simcc" --racecheck -O2 -o "$out/racy" racy.cu >"$out/racy.build" 2>&1; then
+    for mode in none shared global; do
+        "$out/racy" "$mode" >"$out/racy.out" 2>&1; rc=$?
+        case $mode in
+            none) want_rc=0 want='' ;;
+            shared) want_rc=66 want='racecheck: a race on shared \(or __device__\) memory at 0x[0-9a-f]+: a (write|read) of 4 bytes \(cuda thread \([0-9]+,0,0\) of block \(([0-3]),0,0\)\), a (write|read) of 4 bytes \(cuda thread \([0-9]+,0,0\) of block \(\2,0,0\)\)' ;;
+            global) want_rc=66 want='racecheck: a race on global memory at 0x[0-9a-f]+: a (write|read) of 4 bytes \(cuda thread \(0,0,0\) of block \([0-3],0,0\)\), a (write|read) of 4 bytes \(cuda thread \(0,0,0\) of block \([0-3],0,0\)\)' ;;
+        esac
+        lines=$(grep -E '#0 .*racy\.cu:[0-9]+' "$out/racy.out" | grep -oE 'racy\.cu:[0-9]+' | sort -u | tr '\n' ' ')
+        if [ "$rc" != "$want_rc" ]; then
+            t_fail "racecheck, $mode: exit status $rc, expected $want_rc"; grep -m3 'racecheck\|WARNING' "$out/racy.out" | sed 's/^/        /'
+        elif [ -z "$want" ] && grep -q 'racecheck:\|WARNING: ThreadSanitizer' "$out/racy.out"; then
+            t_fail "racecheck, $mode: a race reported in a program without one"; grep -m3 'racecheck\|#0' "$out/racy.out" | sed 's/^/        /'
+        elif [ -n "$want" ] && ! grep -Eq "$want" "$out/racy.out"; then
+            t_fail "racecheck, $mode: no summary naming the two threads"; grep -m3 'racecheck\|WARNING' "$out/racy.out" | sed 's/^/        /'
+        elif [ "$mode" = shared ] && [ "$lines" != "racy.cu:14 racy.cu:17 " ]; then
+            t_fail "racecheck, shared: the report names lines $lines, not 14 and 17"
+        elif [ "$mode" = global ] && [ "$lines" != "racy.cu:26 " ]; then
+            t_fail "racecheck, global: the report names lines $lines, not 26"
+        else
+            t_pass "racecheck, $mode${lines:+: $lines}"
+        fi
+    done
+    for name in vecadd matmul dynshared atomics shuffle templates bitcast streams async; do
+        if ! "$simcc" --racecheck -O2 -I"$root/grading/include" -o "$out/$name-race" "$name.cu" >"$out/$name-race.build" 2>&1; then
+            t_fail "racecheck: $name.cu does not build with --racecheck"; head -5 "$out/$name-race.build" | sed 's/^/        /'
+        elif "$out/$name-race" >"$out/$name-race.out" 2>&1 && ! grep -q 'racecheck:\|WARNING: ThreadSanitizer' "$out/$name-race.out"; then
+            t_pass "racecheck: $name, no race reported"
+        else
+            t_fail "racecheck: $name reports a race or fails"; grep -m3 'racecheck\|#0\|error' "$out/$name-race.out" | sed 's/^/        /'
+        fi
+    done
+else
+    t_fail "racy.cu does not build with simcc --racecheck:"; sed 's/^/        /' "$out/racy.build" | head -10
+fi
+
 # The reduction without its barriers: wrong (or refused) with every seed.
 if build nosync; then
     wrong=0
