@@ -32,10 +32,11 @@
  * kernels and default arguments work.  Offered besides the runtime API: atomics, warp
  * shuffles and votes, the bit-casts (__float_as_int, __double_as_longlong ...) and the
  * fast-math intrinsics (__expf, __sincosf ... computed precisely); NCCL, on MPI, in
- * nccl.h, and cuBLAS's v2 API in part, in cublas_v2.h, beside this file.  Not simulated:
- * the other CUDA libraries, cooperative groups and half precision (<cuda_fp16.h>,
- * <cuda_bf16.h>), for which simcc stops with status 77; dynamic parallelism (a fatal
- * error at run time).
+ * nccl.h, cuBLAS's v2 API in part, in cublas_v2.h, cooperative groups for the block and
+ * its tiles, in cooperative_groups.h, cuRAND's device API (another generator), in
+ * curand_kernel.h, and __half / __nv_bfloat16 in cuda_fp16.h and cuda_bf16.h, beside this
+ * file.  Not simulated: the other CUDA libraries, the rest of cooperative groups and FP8,
+ * for which simcc stops with status 77; dynamic parallelism (a fatal error at run time).
  */
 #ifndef CUDA_SIM_H
 #define CUDA_SIM_H
@@ -45,6 +46,7 @@
 #endif
 
 #include <algorithm>
+#include <cfenv>
 #include <cmath>
 #include <csignal>
 #include <cstdarg>
@@ -309,6 +311,8 @@ struct State {
     std::vector<CUstream_st *> streams;
     std::vector<OpRef> orphans;
     bool exit_check = false;
+    size_t shared_optin = 0; /* cudaFuncSetAttribute(..., MaxDynamicSharedMemorySize, n): launches may use n */
+    size_t limits[8] = {};   /* cudaDeviceSetLimit */
 #if defined(CUDA_SIM_TSAN)
     void *tsan_sched = nullptr;      /* the scheduler's TSan context */
     void *tsan_fibers[kTsanSets][1024] = {}; /* block k's threads: set k % kTsanSets */
@@ -904,7 +908,7 @@ inline cudaError_t check_config(dim3 g, dim3 b, size_t shmem)
         return kBadConfig;
     if (g.x > 2147483647u || g.y > 65535 || g.z > 65535)
         return kBadConfig;
-    if (shmem > kSharedPerBlock)
+    if (shmem > (S.shared_optin > kSharedPerBlock ? S.shared_optin : kSharedPerBlock))
         return cudaErrorInvalidValue;
     return cudaSuccess;
 }
@@ -1774,6 +1778,233 @@ static inline cudaError_t cudaStreamAddCallback(cudaStream_t s, cudaStreamCallba
     cuda_sim::enqueue(s, "cudaStreamAddCallback", nullptr, 0, false, [s, cb, data]() { cb(s, cudaSuccess, data); });
     return cudaSuccess;
 }
+
+/* ---- smaller APIs ---- */
+/* Pitched (2D) memory: rows padded to a pitch of a multiple of 512 bytes, as on a GPU. */
+static inline cudaError_t cudaMallocPitch(void **p, size_t *pitch, size_t width, size_t height)
+{
+    if (!p || !pitch)
+        return cuda_sim::fail(cudaErrorInvalidValue);
+    *pitch = (width + 511) / 512 * 512;
+    return cuda_sim_malloc(p, *pitch * height, 0);
+}
+template <class T> static inline cudaError_t cudaMallocPitch(T **p, size_t *pitch, size_t width, size_t height)
+{
+    return cudaMallocPitch((void **)p, pitch, width, height);
+}
+/* height rows of width bytes, each pitch bytes after the one before; every row checked as a
+ * copy of its own, all of them one operation on the stream. */
+static inline cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                                            size_t height, cudaMemcpyKind kind, cudaStream_t stream = 0,
+                                            const char *file = __builtin_FILE(), int line = __builtin_LINE())
+{
+    using namespace cuda_sim;
+    init();
+    if (width == 0 || height == 0)
+        return cudaSuccess;
+    if (dpitch < width || spitch < width)
+        return fail(cudaErrorInvalidValue);
+    bool managed = false;
+    for (size_t r = 0; r < height; r++) {
+        bool m;
+        cudaError_t e = cuda_sim_copy_check((char *)dst + r * dpitch, (const char *)src + r * spitch, width, kind, &m);
+        if (e != cudaSuccess)
+            return fail(e);
+        managed = managed || m;
+    }
+    OpRef op = enqueue(stream, "cudaMemcpy2DAsync", file, line, managed, [=]() {
+        for (size_t r = 0; r < height; r++)
+            cuda_sim_do_copy((char *)dst + r * dpitch, (const char *)src + r * spitch, width);
+    });
+    if (cuda_sim_pageable(dst) || cuda_sim_pageable(src))
+        complete(op); /* (pageable host memory: done at the call, as a copy from it takes its data) */
+    return cudaSuccess;
+}
+static inline cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                                       size_t height, cudaMemcpyKind kind)
+{
+    cuda_sim::complete_legacy();
+    cudaError_t e = cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, 0);
+    cuda_sim::complete_legacy();
+    return e;
+}
+static inline cudaError_t cudaMemset2DAsync(void *p, size_t pitch, int value, size_t width, size_t height,
+                                            cudaStream_t stream = 0)
+{
+    if (pitch < width)
+        return cuda_sim::fail(cudaErrorInvalidValue);
+    for (size_t r = 0; r < height; r++) {
+        cudaError_t e = cudaMemsetAsync((char *)p + r * pitch, value, width, stream);
+        if (e != cudaSuccess)
+            return e;
+    }
+    return cudaSuccess;
+}
+static inline cudaError_t cudaMemset2D(void *p, size_t pitch, int value, size_t width, size_t height)
+{
+    return cudaMemset2DAsync(p, pitch, value, width, height, 0);
+}
+
+/* Occupancy: the simulated device has one multiprocessor of 1024 threads. */
+template <class F>
+static inline cudaError_t cudaOccupancyMaxPotentialBlockSize(int *min_grid, int *block, F, size_t = 0, int limit = 0)
+{
+    if (!min_grid || !block)
+        return cuda_sim::fail(cudaErrorInvalidValue);
+    *block = limit > 0 && limit < 1024 ? limit : 1024;
+    *min_grid = 1;
+    return cudaSuccess;
+}
+template <class F>
+static inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, F, int block_size, size_t = 0)
+{
+    if (!blocks || block_size <= 0)
+        return cuda_sim::fail(cudaErrorInvalidValue);
+    *blocks = 1024 / block_size > 0 ? 1024 / block_size : 0;
+    return cudaSuccess;
+}
+enum cudaFuncAttribute {
+    cudaFuncAttributeMaxDynamicSharedMemorySize = 8,
+    cudaFuncAttributePreferredSharedMemoryCarveout = 9
+};
+/* The dynamic shared memory a launch may use, opted into (up to 227 KiB, an H100's). */
+template <class F> static inline cudaError_t cudaFuncSetAttribute(F, cudaFuncAttribute attr, int value)
+{
+    if (attr == cudaFuncAttributeMaxDynamicSharedMemorySize) {
+        if (value < 0 || (size_t)value > 227 * 1024)
+            return cuda_sim::fail(cudaErrorInvalidValue);
+        if ((size_t)value > cuda_sim::S.shared_optin)
+            cuda_sim::S.shared_optin = (size_t)value;
+    }
+    return cudaSuccess;
+}
+enum cudaFuncCache { cudaFuncCachePreferNone = 0, cudaFuncCachePreferShared = 1, cudaFuncCachePreferL1 = 2, cudaFuncCachePreferEqual = 3 };
+template <class F> static inline cudaError_t cudaFuncSetCacheConfig(F, cudaFuncCache) { return cudaSuccess; }
+static inline cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache) { return cudaSuccess; }
+enum cudaLimit {
+    cudaLimitStackSize = 0,
+    cudaLimitPrintfFifoSize = 1,
+    cudaLimitMallocHeapSize = 2
+};
+static inline cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value)
+{
+    if ((int)limit < 0 || (int)limit > 2)
+        return cuda_sim::fail(cudaErrorInvalidValue);
+    cuda_sim::S.limits[limit] = value;
+    return cudaSuccess;
+}
+static inline cudaError_t cudaDeviceGetLimit(size_t *value, cudaLimit limit)
+{
+    if (!value || (int)limit < 0 || (int)limit > 2)
+        return cuda_sim::fail(cudaErrorInvalidValue);
+    static const size_t defaults[3] = { 1024, 1 << 20, 8 << 20 };
+    *value = cuda_sim::S.limits[limit] ? cuda_sim::S.limits[limit] : defaults[limit];
+    return cudaSuccess;
+}
+/* A launch through the runtime's call, with the kernel's own type (not cast to void *):
+ * args[i] points to the i-th argument. */
+template <class... P, size_t... I>
+static inline std::tuple<std::decay_t<P>...> cuda_sim_launch_args(void **args, std::index_sequence<I...>)
+{
+    return std::tuple<std::decay_t<P>...>(*(std::decay_t<P> *)args[I]...);
+}
+template <class... P>
+static inline cudaError_t cudaLaunchKernel(void (*f)(P...), dim3 grid, dim3 block, void **args, size_t shmem = 0,
+                                           cudaStream_t stream = 0, const char *file = __builtin_FILE(),
+                                           int line = __builtin_LINE())
+{
+    if (sizeof...(P) > 0 && !args)
+        return cuda_sim::fail(cudaErrorInvalidValue);
+    auto tuple = cuda_sim_launch_args<P...>(args, std::index_sequence_for<P...>{});
+    cuda_sim::S.last_error = cudaSuccess;
+    cuda_sim::queue_launch(cuda_sim::cfg(grid, block, shmem, stream, file, line),
+                           [f, tuple]() mutable { std::apply(f, tuple); });
+    cudaError_t e = cuda_sim::S.last_error;
+    cuda_sim::S.last_error = cudaSuccess;
+    return e;
+}
+/* Managed memory hints: nothing to move in one address space.  A prefetch is queued on its
+ * stream (the managed memory stays closed to the host until it has run). */
+static inline cudaError_t cudaMemPrefetchAsync(const void *, size_t, int, cudaStream_t stream = 0)
+{
+    cuda_sim::enqueue(stream, "cudaMemPrefetchAsync", nullptr, 0, false, []() {});
+    return cudaSuccess;
+}
+enum cudaMemoryAdvise { cudaMemAdviseSetReadMostly = 1, cudaMemAdviseUnsetReadMostly = 2, cudaMemAdviseSetPreferredLocation = 3,
+                        cudaMemAdviseUnsetPreferredLocation = 4, cudaMemAdviseSetAccessedBy = 5, cudaMemAdviseUnsetAccessedBy = 6 };
+static inline cudaError_t cudaMemAdvise(const void *, size_t, cudaMemoryAdvise, int) { return cudaSuccess; }
+/* CUDA 13's forms: a location instead of a device number */
+enum cudaMemLocationType { cudaMemLocationTypeInvalid = 0, cudaMemLocationTypeDevice = 1, cudaMemLocationTypeHost = 2,
+                           cudaMemLocationTypeHostNuma = 3, cudaMemLocationTypeHostNumaCurrent = 4 };
+struct cudaMemLocation {
+    cudaMemLocationType type;
+    int id;
+};
+static inline cudaError_t cudaMemPrefetchAsync(const void *p, size_t n, cudaMemLocation, unsigned, cudaStream_t stream = 0)
+{
+    return cudaMemPrefetchAsync(p, n, 0, stream);
+}
+static inline cudaError_t cudaMemAdvise(const void *, size_t, cudaMemoryAdvise, cudaMemLocation) { return cudaSuccess; }
+#define cudaCpuDeviceId (-1)
+/* Pinning host memory the program allocated: nothing to do (every host page is reachable). */
+#define cudaHostRegisterDefault 0x00
+#define cudaHostRegisterPortable 0x01
+#define cudaHostRegisterMapped 0x02
+static inline cudaError_t cudaHostRegister(void *p, size_t, unsigned) { return p ? cudaSuccess : cuda_sim::fail(cudaErrorInvalidValue); }
+static inline cudaError_t cudaHostUnregister(void *p) { return p ? cudaSuccess : cuda_sim::fail(cudaErrorInvalidValue); }
+
+/* Atomics scoped to a block or the system: the simulated threads never preempt one another,
+ * so they are the plain ones. */
+#define CUDA_SIM_SCOPED(name)                                                                     \
+    template <class T, class V> static inline T name##_block(T *a, V v) { return name(a, (T)v); } \
+    template <class T, class V> static inline T name##_system(T *a, V v) { return name(a, (T)v); }
+CUDA_SIM_SCOPED(atomicAdd)
+CUDA_SIM_SCOPED(atomicSub)
+CUDA_SIM_SCOPED(atomicExch)
+CUDA_SIM_SCOPED(atomicMax)
+CUDA_SIM_SCOPED(atomicMin)
+CUDA_SIM_SCOPED(atomicAnd)
+CUDA_SIM_SCOPED(atomicOr)
+CUDA_SIM_SCOPED(atomicXor)
+CUDA_SIM_SCOPED(atomicInc)
+CUDA_SIM_SCOPED(atomicDec)
+#undef CUDA_SIM_SCOPED
+template <class T> static inline T atomicCAS_block(T *a, T c, T v) { return atomicCAS(a, c, v); }
+template <class T> static inline T atomicCAS_system(T *a, T c, T v) { return atomicCAS(a, c, v); }
+
+/* Rounding-mode intrinsics: the operation in that IEEE rounding mode (rn nearest, rz toward
+ * zero, ru up, rd down). */
+static inline int cuda_sim_round_mode(char m) { return m == 'z' ? FE_TOWARDZERO : m == 'u' ? FE_UPWARD : m == 'd' ? FE_DOWNWARD : FE_TONEAREST; }
+template <class T, class Op> static inline T cuda_sim_rounded(char mode, T a, T b, Op op)
+{
+    int was = fegetround();
+    fesetround(cuda_sim_round_mode(mode));
+    volatile T x = a, y = b;
+    volatile T r = op(x, y);
+    fesetround(was);
+    return r;
+}
+#define CUDA_SIM_ROUNDED(suffix, mode)                                                                                 \
+    static inline float __fadd_##suffix(float a, float b) { return cuda_sim_rounded(mode, a, b, [](float x, float y) { return x + y; }); } \
+    static inline float __fsub_##suffix(float a, float b) { return cuda_sim_rounded(mode, a, b, [](float x, float y) { return x - y; }); } \
+    static inline float __fdiv_##suffix(float a, float b) { return cuda_sim_rounded(mode, a, b, [](float x, float y) { return x / y; }); } \
+    static inline double __dadd_##suffix(double a, double b) { return cuda_sim_rounded(mode, a, b, [](double x, double y) { return x + y; }); } \
+    static inline double __dsub_##suffix(double a, double b) { return cuda_sim_rounded(mode, a, b, [](double x, double y) { return x - y; }); } \
+    static inline double __dmul_##suffix(double a, double b) { return cuda_sim_rounded(mode, a, b, [](double x, double y) { return x * y; }); } \
+    static inline double __ddiv_##suffix(double a, double b) { return cuda_sim_rounded(mode, a, b, [](double x, double y) { return x / y; }); }
+CUDA_SIM_ROUNDED(rz, 'z')
+CUDA_SIM_ROUNDED(ru, 'u')
+CUDA_SIM_ROUNDED(rd, 'd')
+#undef CUDA_SIM_ROUNDED
+static inline float __fmul_rz(float a, float b) { return cuda_sim_rounded('z', a, b, [](float x, float y) { return x * y; }); }
+static inline float __fmul_ru(float a, float b) { return cuda_sim_rounded('u', a, b, [](float x, float y) { return x * y; }); }
+static inline float __fmul_rd(float a, float b) { return cuda_sim_rounded('d', a, b, [](float x, float y) { return x * y; }); }
+static inline float __fsub_rn(float a, float b) { return a - b; }
+static inline float __fdiv_rn(float a, float b) { return a / b; }
+static inline double __dadd_rn(double a, double b) { return a + b; }
+static inline double __dsub_rn(double a, double b) { return a - b; }
+static inline double __dmul_rn(double a, double b) { return a * b; }
+static inline double __ddiv_rn(double a, double b) { return a / b; }
 
 /* The race checker's reports: TSan asks __tsan::OnReport before it prints one.  Dropped:
  * races between two blocks' threads on memory that is not from cudaMalloc (__shared__

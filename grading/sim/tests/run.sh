@@ -73,6 +73,17 @@ CUBLAS_STATUS_INVALID_VALUE: an invalid numeric value was used as an argument
 empty: gemm 0 dot 0 result 0"
 expect divergent 70 "" \
     '^cuda-sim: error: __syncthreads\(\) at divergent\.cu:8 not reached by all threads of block \([01],0,0\): 64 of 128 threads returned'
+expect half 0 "1.0 3c00  2049 6800  2051 6802  65520 7c00  1e-7 0002  -0.5 b800
+back 0.33325195 5.9604645e-08
+axpy sum 3250.0 half2 3.000 -0.500 bf16 3.14062"
+expect curand 0 "pi within 0.02 1, normal mean within 0.02 1, variance within 0.02 1, out of (0,1] 0"
+expect coop 0 "sum 299995 expected 299995 failed checks 0"
+expect smallapi 0 "pitch>=width 1 pitch%128 0 wrong 0
+scoped atomics 192 384
+occupancy block>0 1 grid>0 1 blocks>0 1
+printf fifo 4194304
+cudaLaunchKernel 30
+rounding 1 1.00000012 0 1"
 # Asynchrony: queued work runs at synchronizations, in stream, event and legacy-stream order;
 # a copy or a second stream not waited for shows old data, an unsynchronized event has no time
 # yet, and work never synchronized is reported at exit.
@@ -275,12 +286,12 @@ else
 fi
 
 # What the simulator cannot offer is refused with status 77.
-for l in -lcublasLt -lcufft -lcurand -lcusparse -lcusolver; do
+for l in -lcublasLt -lcufft -lcusparse -lcusolver; do
     "$simcc" -o "$out/x" vecadd.cu "$l" >"$out/lib.err" 2>&1; rc=$?
     if [ $rc -eq 77 ] && grep -q "^simcc: not simulated: .*($l)" "$out/lib.err"; then t_pass "$l refused (77)"; else t_fail "$l: status $rc"; fi
 done
 # ... and so is an #include of their headers, with simcc's message, not the compiler's error.
-for h in cuda_fp16.h cooperative_groups.h curand_kernel.h thrust/device_vector.h cub/cub.cuh cublasLt.h cublas.h; do
+for h in cuda_fp8.h cooperative_groups/memcpy_async.h curand.h thrust/device_vector.h cub/cub.cuh cublasLt.h cublas.h; do
     printf '#include <cstdio>\n#include <%s>\nint main(void) { return 0; }\n' "$h" >"$out/inc.cu"
     "$simcc" -o "$out/inc" "$out/inc.cu" >"$out/inc.err" 2>&1; rc=$?
     if [ $rc -eq 77 ] && grep -q "^simcc: not simulated: the program includes <$h>" "$out/inc.err" &&

@@ -1,0 +1,152 @@
+/*
+ * cooperative_groups.h for the CUDA CPU simulator: the block and its tiles.
+ *
+ *   namespace cg = cooperative_groups;
+ *   cg::thread_block b = cg::this_thread_block();      b.sync(), thread_rank(), size() ...
+ *   cg::thread_block_tile<32> w = cg::tiled_partition<32>(b);
+ *       w.sync(), thread_rank(), size(), meta_group_rank(), meta_group_size(),
+ *       shfl, shfl_up, shfl_down, shfl_xor, any, all, ballot
+ *   cg::thread_group t = cg::tiled_partition(b, 16);  sync(), thread_rank(), size()
+ *   cg::reduce(tile, value, cg::plus<T>()) (<cooperative_groups/reduce.h>)
+ *
+ * A tile is 1, 2, 4, 8, 16 or 32 threads of one warp: its sync and shuffles are the warp's,
+ * on the tile's lanes.  Not simulated: grid-wide groups (this_grid().sync() needs every block
+ * resident at once; the simulator runs blocks one after another), multi-grid groups,
+ * coalesced_threads(), larger tiles, memcpy_async: a fatal error naming them.
+ */
+#ifndef CUDA_SIM_COOPERATIVE_GROUPS_H
+#define CUDA_SIM_COOPERATIVE_GROUPS_H
+
+namespace cooperative_groups {
+
+struct thread_group {
+    unsigned tile; /* threads per tile (a thread_block: 0) */
+    unsigned long long size() const
+    {
+        return tile ? tile : (unsigned long long)blockDim.x * blockDim.y * blockDim.z;
+    }
+    unsigned long long num_threads() const { return size(); }
+    unsigned long long thread_rank() const
+    {
+        unsigned long long r = threadIdx.x + (unsigned long long)blockDim.x * (threadIdx.y + (unsigned long long)blockDim.y * threadIdx.z);
+        return tile ? r % tile : r;
+    }
+    /* this thread's tile's lanes in its warp */
+    unsigned mask() const
+    {
+        unsigned lane = (unsigned)(cuda_sim::S.cur % 32), t = tile ? tile : 32;
+        unsigned bits = t == 32 ? 0xffffffffu : ((1u << t) - 1u) << (lane / t * t);
+        return bits;
+    }
+    void sync(const char *f = __builtin_FILE(), int l = __builtin_LINE()) const
+    {
+        if (tile)
+            cuda_sim_syncwarp(f, l, mask());
+        else
+            cuda_sim::block_barrier(f, l, 0);
+    }
+};
+
+struct thread_block : thread_group {
+    thread_block() : thread_group{0} {}
+    dim3 group_index() const { return dim3(blockIdx.x, blockIdx.y, blockIdx.z); }
+    dim3 thread_index() const { return dim3(threadIdx.x, threadIdx.y, threadIdx.z); }
+    dim3 group_dim() const { return blockDim; }
+    dim3 dim_threads() const { return blockDim; }
+};
+
+static inline thread_block this_thread_block() { return thread_block(); }
+
+template <unsigned N> struct thread_block_tile : thread_group {
+    static_assert(N == 1 || N == 2 || N == 4 || N == 8 || N == 16 || N == 32,
+                  "the CUDA CPU simulator has tiles of 1 to 32 threads, a power of two");
+    thread_block_tile() : thread_group{N} {}
+    unsigned long long meta_group_rank() const
+    {
+        unsigned long long r = threadIdx.x + (unsigned long long)blockDim.x * (threadIdx.y + (unsigned long long)blockDim.y * threadIdx.z);
+        return r / N;
+    }
+    unsigned long long meta_group_size() const { return (thread_group{0}.size() + N - 1) / N; }
+    template <class T> T shfl(T v, int src, const char *f = __builtin_FILE(), int l = __builtin_LINE()) const
+    {
+        return cuda_sim_shfl(0, mask(), v, src, f, l, (int)N);
+    }
+    template <class T> T shfl_up(T v, unsigned d, const char *f = __builtin_FILE(), int l = __builtin_LINE()) const
+    {
+        return cuda_sim_shfl(1, mask(), v, (int)d, f, l, (int)N);
+    }
+    template <class T> T shfl_down(T v, unsigned d, const char *f = __builtin_FILE(), int l = __builtin_LINE()) const
+    {
+        return cuda_sim_shfl(2, mask(), v, (int)d, f, l, (int)N);
+    }
+    template <class T> T shfl_xor(T v, unsigned d, const char *f = __builtin_FILE(), int l = __builtin_LINE()) const
+    {
+        return cuda_sim_shfl(3, mask(), v, (int)d, f, l, (int)N);
+    }
+    /* the tile's votes: bit i is the tile's thread i */
+    unsigned ballot(int p, const char *f = __builtin_FILE(), int l = __builtin_LINE()) const
+    {
+        unsigned m = mask(), bits = cuda_sim_ballot(m, p, f, l) & m;
+        return N == 32 ? bits : bits >> ((unsigned)(cuda_sim::S.cur % 32) / N * N);
+    }
+    int any(int p, const char *f = __builtin_FILE(), int l = __builtin_LINE()) const { return ballot(p, f, l) != 0; }
+    int all(int p, const char *f = __builtin_FILE(), int l = __builtin_LINE()) const
+    {
+        return ballot(p, f, l) == (N == 32 ? 0xffffffffu : (1u << N) - 1u);
+    }
+};
+
+template <unsigned N> static inline thread_block_tile<N> tiled_partition(const thread_block &)
+{
+    return thread_block_tile<N>();
+}
+template <unsigned N> static inline thread_block_tile<N> tiled_partition(const thread_group &)
+{
+    return thread_block_tile<N>();
+}
+/* the run-time form: a thread_group of n threads (1 to 32, a power of two) */
+static inline thread_group tiled_partition(const thread_group &, unsigned n)
+{
+    if (n == 0 || n > 32 || (n & (n - 1)))
+        cuda_sim::fatal("cooperative_groups::tiled_partition(group, %u): the CUDA CPU simulator has tiles of 1 to 32 "
+                        "threads, a power of two", n);
+    return thread_group{n};
+}
+
+template <class T> static inline void sync(const T &g, const char *f = __builtin_FILE(), int l = __builtin_LINE())
+{
+    g.sync(f, l);
+}
+
+struct grid_group {
+    void sync(const char *f = __builtin_FILE(), int l = __builtin_LINE()) const
+    {
+        cuda_sim::fatal("%s:%d: cooperative_groups grid sync is not simulated (the simulator runs a grid's blocks one "
+                        "after another; a grid-wide barrier needs them all at once)", f, l);
+    }
+    unsigned long long size() const
+    {
+        return (unsigned long long)gridDim.x * gridDim.y * gridDim.z * blockDim.x * blockDim.y * blockDim.z;
+    }
+    unsigned long long thread_rank() const
+    {
+        unsigned long long b = blockIdx.x + (unsigned long long)gridDim.x * (blockIdx.y + (unsigned long long)gridDim.y * blockIdx.z);
+        return b * blockDim.x * blockDim.y * blockDim.z + thread_block().thread_rank();
+    }
+    bool is_valid() const { return false; }
+};
+static inline grid_group this_grid() { return grid_group(); }
+
+template <class T> struct plus {
+    T operator()(T a, T b) const { return a + b; }
+};
+template <class T> struct less {
+    T operator()(T a, T b) const { return a < b ? a : b; }
+};
+template <class T> struct greater {
+    T operator()(T a, T b) const { return a > b ? a : b; }
+};
+
+} // namespace cooperative_groups
+
+#endif
