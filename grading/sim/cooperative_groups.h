@@ -67,21 +67,36 @@ template <unsigned N> struct thread_block_tile : thread_group {
         return r / N;
     }
     unsigned long long meta_group_size() const { return (thread_group{0}.size() + N - 1) / N; }
+    /* any trivially copyable type, as cooperative groups allow: 8 bytes at a time */
+    template <class T> T shuffle(int how, T v, int d, const char *f, int l) const
+    {
+        if constexpr (sizeof(T) <= 8) {
+            return cuda_sim_shfl(how, mask(), v, d, f, l, (int)N);
+        } else {
+            unsigned long long chunk[(sizeof(T) + 7) / 8] = {};
+            memcpy(chunk, &v, sizeof(T));
+            for (auto &c : chunk)
+                c = cuda_sim_shfl(how, mask(), c, d, f, l, (int)N);
+            T out;
+            memcpy(&out, chunk, sizeof(T));
+            return out;
+        }
+    }
     template <class T> T shfl(T v, int src, const char *f = __builtin_FILE(), int l = __builtin_LINE()) const
     {
-        return cuda_sim_shfl(0, mask(), v, src, f, l, (int)N);
+        return shuffle(0, v, src, f, l);
     }
     template <class T> T shfl_up(T v, unsigned d, const char *f = __builtin_FILE(), int l = __builtin_LINE()) const
     {
-        return cuda_sim_shfl(1, mask(), v, (int)d, f, l, (int)N);
+        return shuffle(1, v, (int)d, f, l);
     }
     template <class T> T shfl_down(T v, unsigned d, const char *f = __builtin_FILE(), int l = __builtin_LINE()) const
     {
-        return cuda_sim_shfl(2, mask(), v, (int)d, f, l, (int)N);
+        return shuffle(2, v, (int)d, f, l);
     }
     template <class T> T shfl_xor(T v, unsigned d, const char *f = __builtin_FILE(), int l = __builtin_LINE()) const
     {
-        return cuda_sim_shfl(3, mask(), v, (int)d, f, l, (int)N);
+        return shuffle(3, v, (int)d, f, l);
     }
     /* the tile's votes: bit i is the tile's thread i */
     unsigned ballot(int p, const char *f = __builtin_FILE(), int l = __builtin_LINE()) const

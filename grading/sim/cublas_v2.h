@@ -22,6 +22,7 @@
  */
 #ifndef CUDA_SIM_CUBLAS_V2_H
 #define CUDA_SIM_CUBLAS_V2_H
+#define CUBLAS_API_H_ /* the real header's guard, which code written for nvcc tests (cuda-samples' helper_cuda.h) */
 
 #include "cuda_sim.h"
 

@@ -134,6 +134,26 @@ static inline int2 make_int2(int x, int y) { return {x, y}; }
 static inline int4 make_int4(int x, int y, int z, int w) { return {x, y, z, w}; }
 static inline double2 make_double2(double x, double y) { return {x, y}; }
 static inline uint3 make_uint3(unsigned x, unsigned y, unsigned z) { return {x, y, z}; }
+/* the small integer vectors, and their makers */
+struct char2 { signed char x, y; };
+struct __attribute__((aligned(4))) char4 { signed char x, y, z, w; };
+struct uchar2 { unsigned char x, y; };
+struct uchar3 { unsigned char x, y, z; };
+struct __attribute__((aligned(4))) uchar4 { unsigned char x, y, z, w; };
+struct short2 { short x, y; };
+struct __attribute__((aligned(8))) short4 { short x, y, z, w; };
+struct ushort2 { unsigned short x, y; };
+struct __attribute__((aligned(8))) ushort4 { unsigned short x, y, z, w; };
+struct double3 { double x, y, z; };
+struct __attribute__((aligned(16))) double4 { double x, y, z, w; };
+struct __attribute__((aligned(16))) longlong2 { long long x, y; };
+static inline uchar4 make_uchar4(unsigned char x, unsigned char y, unsigned char z, unsigned char w) { return {x, y, z, w}; }
+static inline char4 make_char4(signed char x, signed char y, signed char z, signed char w) { return {x, y, z, w}; }
+static inline uint2 make_uint2(unsigned x, unsigned y) { return {x, y}; }
+static inline uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w) { return {x, y, z, w}; }
+static inline int3 make_int3(int x, int y, int z) { return {x, y, z}; }
+static inline double3 make_double3(double x, double y, double z) { return {x, y, z}; }
+static inline double4 make_double4(double x, double y, double z, double w) { return {x, y, z, w}; }
 
 struct dim3 {
     unsigned int x, y, z;
@@ -165,6 +185,7 @@ enum cudaError {
     cudaErrorNotReady = 600,
     cudaErrorIllegalAddress = 700,
     cudaErrorLaunchOutOfResources = 701,
+    cudaErrorAssert = 710,
     cudaErrorLaunchFailure = 719,
     cudaErrorNotSupported = 801,
     cudaErrorUnknown = 999
@@ -234,10 +255,44 @@ enum cudaDeviceAttr {
     cudaDevAttrMaxGridDimZ = 7,
     cudaDevAttrMaxSharedMemoryPerBlock = 8,
     cudaDevAttrWarpSize = 10,
+    cudaDevAttrClockRate = 13,
     cudaDevAttrMultiProcessorCount = 16,
+    cudaDevAttrIntegrated = 18,
+    cudaDevAttrCanMapHostMemory = 19,
+    cudaDevAttrComputeMode = 20,
+    cudaDevAttrConcurrentKernels = 31,
+    cudaDevAttrAsyncEngineCount = 40,
+    cudaDevAttrUnifiedAddressing = 41,
     cudaDevAttrComputeCapabilityMajor = 75,
-    cudaDevAttrComputeCapabilityMinor = 76
+    cudaDevAttrComputeCapabilityMinor = 76,
+    cudaDevAttrManagedMemory = 83,
+    cudaDevAttrConcurrentManagedAccess = 89,
+    cudaDevAttrCooperativeLaunch = 95
 };
+enum cudaComputeMode {
+    cudaComputeModeDefault = 0,
+    cudaComputeModeExclusive = 1,
+    cudaComputeModeProhibited = 2,
+    cudaComputeModeExclusiveProcess = 3
+};
+/* The runtime's own header guards: code written for nvcc (cuda-samples' helper_cuda.h)
+ * tests them before using the runtime's types. */
+#define __DRIVER_TYPES_H__
+#define __CUDA_RUNTIME_H__
+#define __VECTOR_TYPES_H__
+/* device flags, managed-memory attachment, host allocation flags */
+#define cudaDeviceScheduleAuto 0x00
+#define cudaDeviceScheduleSpin 0x01
+#define cudaDeviceScheduleYield 0x02
+#define cudaDeviceScheduleBlockingSync 0x04
+#define cudaDeviceBlockingSync 0x04
+#define cudaDeviceMapHost 0x08
+#define cudaDeviceLmemResizeToMax 0x10
+#define cudaMemAttachHost 0x02
+#define cudaMemAttachSingle 0x04
+#define cudaHostAllocPortable 0x01
+#define cudaHostAllocMapped 0x02
+#define cudaHostAllocWriteCombined 0x04
 
 /* ------------------------------------------------------------------------- */
 /* The simulator                                                             */
@@ -1652,6 +1707,16 @@ static inline cudaError_t cudaDeviceGetAttribute(int *v, cudaDeviceAttr attr, in
     case cudaDevAttrMultiProcessorCount: *v = p.multiProcessorCount; break;
     case cudaDevAttrComputeCapabilityMajor: *v = p.major; break;
     case cudaDevAttrComputeCapabilityMinor: *v = p.minor; break;
+    case cudaDevAttrClockRate: *v = p.clockRate; break;
+    case cudaDevAttrIntegrated: *v = 0; break;
+    case cudaDevAttrCanMapHostMemory: *v = 1; break;
+    case cudaDevAttrComputeMode: *v = cudaComputeModeDefault; break;
+    case cudaDevAttrConcurrentKernels: *v = 0; break;
+    case cudaDevAttrAsyncEngineCount: *v = 0; break;
+    case cudaDevAttrUnifiedAddressing: *v = 1; break;
+    case cudaDevAttrManagedMemory: *v = 1; break;
+    case cudaDevAttrConcurrentManagedAccess: *v = 0; break;
+    case cudaDevAttrCooperativeLaunch: *v = 0; break;
     default: return cuda_sim::fail(cudaErrorInvalidValue);
     }
     return cudaSuccess;
@@ -1933,6 +1998,12 @@ static inline cudaError_t cudaMemPrefetchAsync(const void *, size_t, int, cudaSt
 enum cudaMemoryAdvise { cudaMemAdviseSetReadMostly = 1, cudaMemAdviseUnsetReadMostly = 2, cudaMemAdviseSetPreferredLocation = 3,
                         cudaMemAdviseUnsetPreferredLocation = 4, cudaMemAdviseSetAccessedBy = 5, cudaMemAdviseUnsetAccessedBy = 6 };
 static inline cudaError_t cudaMemAdvise(const void *, size_t, cudaMemoryAdvise, int) { return cudaSuccess; }
+static inline cudaError_t cudaStreamAttachMemAsync(cudaStream_t, void *, size_t = 0, unsigned = cudaMemAttachSingle)
+{
+    return cudaSuccess;
+}
+static inline cudaError_t cudaSetDeviceFlags(unsigned) { return cudaSuccess; }
+static inline cudaError_t cudaGetDeviceFlags(unsigned *flags) { if (flags) *flags = 0; return cudaSuccess; }
 /* CUDA 13's forms: a location instead of a device number */
 enum cudaMemLocationType { cudaMemLocationTypeInvalid = 0, cudaMemLocationTypeDevice = 1, cudaMemLocationTypeHost = 2,
                            cudaMemLocationTypeHostNuma = 3, cudaMemLocationTypeHostNumaCurrent = 4 };

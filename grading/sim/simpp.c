@@ -13,6 +13,8 @@
  *   fp << ::cuda_sim::cfg(...)(args), a pointer to a function that is not a template)
  *   extern __shared__ T name[];
  *       -> extern __sim_extern_shared__ T name[] __asm__("cuda_sim_dynamic_shared");
+ *   and, after the last line, the name made a weak alias of that storage (GCC ignores the
+ *   asm label of a block-scope extern inside a template).
  * Comments, string and character literals are left alone.  Nothing moves to another
  * line, so the compiler's line numbers are the user's.  Exit 1 on an unterminated
  * launch (with file:line), 2 on usage or I/O errors.
@@ -205,6 +207,10 @@ int main(int argc, char **argv)
     emits("\"\n");
 
     int in_launch = 0, depth = 0, want_label = 0, label_depth = 0;
+    /* the names of the extern __shared__ arrays (GCC ignores the asm label of a block-scope
+     * extern inside a template: the plain name is made an alias at the end) */
+    static char shared_names[64][64];
+    int nshared = 0;
     size_t launch_at = 0;
     char last_id[64] = "";
     while (pos < len) {
@@ -263,6 +269,13 @@ int main(int argc, char **argv)
             in_launch = 0;
             continue;
         }
+        if (c == '[' && want_label && depth == label_depth && last_id[0] && nshared < 64) {
+            int seen = 0;
+            for (int i = 0; i < nshared; i++)
+                seen |= strcmp(shared_names[i], last_id) == 0;
+            if (!seen)
+                strcpy(shared_names[nshared++], last_id);
+        }
         if (c == '(' || c == '[' || c == '{')
             depth++;
         else if (c == ')' || c == ']' || c == '}')
@@ -285,6 +298,15 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s:%d: error: kernel launch '<<<' without its closing '>>>'\n", name, line_of(launch_at));
         return 1;
     }
+    for (int i = 0; i < nshared; i++) { /* after the last line: line numbers unchanged */
+        emits("\n__asm__(\".weak ");
+        emits(shared_names[i]);
+        emits("\\n.set ");
+        emits(shared_names[i]);
+        emits(", cuda_sim_dynamic_shared\");");
+    }
+    if (nshared)
+        emitc('\n');
     FILE *out = fopen(argv[2], "wb");
     if (!out || fwrite(obuf, 1, olen, out) != olen || fclose(out) != 0) {
         perror(argv[2]);
