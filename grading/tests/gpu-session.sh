@@ -7,8 +7,10 @@
 #   3. rooms 04, 05 and 06 graded natively (CUDA_ARCH=native unless set): the
 #      solutions must PASS (05 and 06 at 1..4 ranks sharing the GPU), the untouched
 #      tasks must FAIL; room 05's solutions at their default sizes, 1..4 ranks (the
-#      figures: the grader keeps no output of a passing run); check-gpu (the smoke
-#      fixture, native + compute-sanitizer);
+#      figures: the grader keeps no output of a passing run; the CUDA-aware paths through
+#      the staging layer where the MPI is not CUDA-aware); pr.h's staging layer on its own
+#      (grading/sim/tests/mpi_aware.cu, 1..4 ranks); check-gpu (the smoke fixture, native +
+#      compute-sanitizer);
 #   4. make sanitize-gpu: memcheck, racecheck, synccheck over every CUDA solution;
 #   5. make bench ROOM=04 (the GPU half: copy, CUB, cuBLAS and the kernels against
 #      them) and ROOM=06 (with 06 task6's GPU DDP at 1..4 ranks: time per epoch).
@@ -126,7 +128,27 @@ if wants grade; then
         done
         return "$rc"
     }
-    run room05-figures 12 "room 05 figures" -- room05_figures
+    # PR_MPI_STAGE=1: the CUDA-aware paths run too, through pr.h's staging layer where the
+    # MPI is not CUDA-aware (their times labelled so)
+    PR_MPI_STAGE=1 run room05-figures 12 "room 05 figures" -- room05_figures
+    step "the staging layer natively: every MPI call on device buffers, 1..4 ranks"
+    # shellcheck disable=SC2317  # run calls it (its command after --)
+    staging_layer() {
+        local p rc=0 want
+        "${NVCC:-nvcc}" -O2 -arch="$CUDA_ARCH" -ccbin "$MPICXX" -Igrading/include -o build/gpu-session/mpi_aware \
+            grading/sim/tests/mpi_aware.cu || return 1
+        for p in 1 2 3 4; do
+            echo "-- $p rank(s)"
+            PR_MPI_STAGE=1 timeout 120 bash -c '. grading/tools/lib.sh && mpi_run "$@"' mpi_run "$p" \
+                build/gpu-session/mpi_aware >build/gpu-session/mpi_aware.out 2>&1 || rc=1
+            cat build/gpu-session/mpi_aware.out
+            want=$(grep -c ': wrong ' build/gpu-session/mpi_aware.out)
+            [ "$want" -ge 15 ] && [ "$(grep -c ': wrong 0$' build/gpu-session/mpi_aware.out)" -eq "$want" ] &&
+                grep -Eq '^path: (staging layer|CUDA-aware MPI)$' build/gpu-session/mpi_aware.out || rc=1
+        done
+        return "$rc"
+    }
+    run staging-layer 6 "staging layer" -- staging_layer
     step "check-gpu (the smoke fixture natively, compute-sanitizer on it)"
     run check-gpu 8 "check-gpu" -- make -s check-gpu
     mkdir -p "$keep/gpu-smoke" && cp build/gpu-smoke/*.json "$keep/gpu-smoke/" 2>/dev/null
