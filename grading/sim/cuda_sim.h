@@ -117,43 +117,43 @@ constexpr unsigned kTsanSets = CUDA_SIM_TSAN_SETS;
 /* ------------------------------------------------------------------------- */
 /* Vector types                                                              */
 /* ------------------------------------------------------------------------- */
-struct uint3 { unsigned int x, y, z; };
-struct int2 { int x, y; };
-struct int3 { int x, y, z; };
-struct __attribute__((aligned(16))) int4 { int x, y, z, w; };
-struct uint2 { unsigned int x, y; };
-struct __attribute__((aligned(16))) uint4 { unsigned int x, y, z, w; };
-struct __attribute__((aligned(8))) float2 { float x, y; };
-struct float3 { float x, y, z; };
-struct __attribute__((aligned(16))) float4 { float x, y, z, w; };
-struct __attribute__((aligned(16))) double2 { double x, y; };
-static inline float2 make_float2(float x, float y) { return {x, y}; }
-static inline float3 make_float3(float x, float y, float z) { return {x, y, z}; }
-static inline float4 make_float4(float x, float y, float z, float w) { return {x, y, z, w}; }
-static inline int2 make_int2(int x, int y) { return {x, y}; }
-static inline int4 make_int4(int x, int y, int z, int w) { return {x, y, z, w}; }
-static inline double2 make_double2(double x, double y) { return {x, y}; }
-static inline uint3 make_uint3(unsigned x, unsigned y, unsigned z) { return {x, y, z}; }
-/* the small integer vectors, and their makers */
-struct char2 { signed char x, y; };
-struct __attribute__((aligned(4))) char4 { signed char x, y, z, w; };
-struct uchar2 { unsigned char x, y; };
-struct uchar3 { unsigned char x, y, z; };
-struct __attribute__((aligned(4))) uchar4 { unsigned char x, y, z, w; };
-struct short2 { short x, y; };
-struct __attribute__((aligned(8))) short4 { short x, y, z, w; };
-struct ushort2 { unsigned short x, y; };
-struct __attribute__((aligned(8))) ushort4 { unsigned short x, y, z, w; };
-struct double3 { double x, y, z; };
-struct __attribute__((aligned(16))) double4 { double x, y, z, w; };
-struct __attribute__((aligned(16))) longlong2 { long long x, y; };
-static inline uchar4 make_uchar4(unsigned char x, unsigned char y, unsigned char z, unsigned char w) { return {x, y, z, w}; }
-static inline char4 make_char4(signed char x, signed char y, signed char z, signed char w) { return {x, y, z, w}; }
-static inline uint2 make_uint2(unsigned x, unsigned y) { return {x, y}; }
-static inline uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w) { return {x, y, z, w}; }
-static inline int3 make_int3(int x, int y, int z) { return {x, y, z}; }
-static inline double3 make_double3(double x, double y, double z) { return {x, y, z}; }
-static inline double4 make_double4(double x, double y, double z, double w) { return {x, y, z, w}; }
+/* Every vector type of vector_types.h (1 to 4 components of char ... double), with CUDA's
+ * alignments (the 2- and 4-component types are aligned to their size, up to 16 bytes), and
+ * their make_ functions. */
+#define CUDA_SIM_VECTOR_TYPES(T, N, A1, A2, A4)                                                    \
+    struct __attribute__((aligned(A1))) N##1 { T x; };                                             \
+    struct __attribute__((aligned(A2))) N##2 { T x, y; };                                          \
+    struct N##3 { T x, y, z; };                                                                    \
+    struct __attribute__((aligned(A4))) N##4 { T x, y, z, w; };                                    \
+    static inline constexpr N##1 make_##N##1(T x) { return {x}; }                                  \
+    static inline constexpr N##2 make_##N##2(T x, T y) { return {x, y}; }                          \
+    static inline constexpr N##3 make_##N##3(T x, T y, T z) { return {x, y, z}; }                 \
+    static inline constexpr N##4 make_##N##4(T x, T y, T z, T w) { return {x, y, z, w}; }
+CUDA_SIM_VECTOR_TYPES(signed char, char, 1, 2, 4)
+CUDA_SIM_VECTOR_TYPES(unsigned char, uchar, 1, 2, 4)
+CUDA_SIM_VECTOR_TYPES(short, short, 2, 4, 8)
+CUDA_SIM_VECTOR_TYPES(unsigned short, ushort, 2, 4, 8)
+CUDA_SIM_VECTOR_TYPES(int, int, 4, 8, 16)
+CUDA_SIM_VECTOR_TYPES(unsigned int, uint, 4, 8, 16)
+CUDA_SIM_VECTOR_TYPES(long, long, 8, 16, 16)
+CUDA_SIM_VECTOR_TYPES(unsigned long, ulong, 8, 16, 16)
+CUDA_SIM_VECTOR_TYPES(long long, longlong, 8, 16, 16)
+CUDA_SIM_VECTOR_TYPES(unsigned long long, ulonglong, 8, 16, 16)
+CUDA_SIM_VECTOR_TYPES(float, float, 4, 8, 16)
+CUDA_SIM_VECTOR_TYPES(double, double, 8, 16, 16)
+/* CUDA 13's 4-component types of 8-byte elements with an explicit alignment */
+#define CUDA_SIM_VECTOR4_ALIGNED(T, N)                                                             \
+    struct __attribute__((aligned(16))) N##4_16a { T x, y, z, w; };                                \
+    struct __attribute__((aligned(32))) N##4_32a { T x, y, z, w; };                                \
+    static inline constexpr N##4_16a make_##N##4_16a(T x, T y, T z, T w) { return {x, y, z, w}; }  \
+    static inline constexpr N##4_32a make_##N##4_32a(T x, T y, T z, T w) { return {x, y, z, w}; }
+CUDA_SIM_VECTOR4_ALIGNED(long, long)
+CUDA_SIM_VECTOR4_ALIGNED(unsigned long, ulong)
+CUDA_SIM_VECTOR4_ALIGNED(long long, longlong)
+CUDA_SIM_VECTOR4_ALIGNED(unsigned long long, ulonglong)
+CUDA_SIM_VECTOR4_ALIGNED(double, double)
+#undef CUDA_SIM_VECTOR_TYPES
+#undef CUDA_SIM_VECTOR4_ALIGNED
 
 struct dim3 {
     unsigned int x, y, z;
@@ -366,6 +366,7 @@ struct State {
     std::vector<CUstream_st *> streams;
     std::vector<OpRef> orphans;
     bool exit_check = false;
+    bool eager = false; /* work runs as it is issued (a program that uses Thrust) */
     size_t shared_optin = 0; /* cudaFuncSetAttribute(..., MaxDynamicSharedMemorySize, n): launches may use n */
     size_t limits[8] = {};   /* cudaDeviceSetLimit */
 #if defined(CUDA_SIM_TSAN)
@@ -1141,7 +1142,23 @@ inline OpRef enqueue(cudaStream_t s, const char *what, const char *file, int lin
     S.queued.push_back(op);
     if (uses_managed && S.queued_managed++ == 0)
         refresh_protection();
+    if (S.eager)
+        complete(op);
     return op;
+}
+
+/* A program that uses Thrust (simcc builds its files with CUDA_SIM_THRUST): Thrust's CPU
+ * back end runs its algorithms on the host, on device memory too, and does not queue them
+ * in streams.  So that they see what earlier kernels wrote, as on a GPU where both are in
+ * the default stream, such a program runs its work as it is issued, and its device memory
+ * is open to the host: the checks for a missing synchronization and for the host's use of
+ * a device pointer are off in it. */
+inline bool thrust_mode()
+{
+    init();
+    S.eager = true;
+    open_device();
+    return true;
 }
 
 template <class... A> struct pending {
@@ -2147,6 +2164,12 @@ __attribute__((weak)) bool OnReport(const ReportDesc *rep, bool suppressed)
     return false;
 }
 } // namespace __tsan
+#endif
+
+#if defined(CUDA_SIM_THRUST) /* simcc: this file includes <thrust/...> */
+namespace cuda_sim {
+inline const bool thrust_mode_on = thrust_mode();
+} // namespace cuda_sim
 #endif
 
 #endif /* CUDA_SIM_H */

@@ -291,7 +291,7 @@ for l in -lcublasLt -lcufft -lcusparse -lcusolver; do
     if [ $rc -eq 77 ] && grep -q "^simcc: not simulated: .*($l)" "$out/lib.err"; then t_pass "$l refused (77)"; else t_fail "$l: status $rc"; fi
 done
 # ... and so is an #include of their headers, with simcc's message, not the compiler's error.
-for h in cuda_fp8.h cooperative_groups/memcpy_async.h curand.h thrust/device_vector.h cub/cub.cuh cublasLt.h cublas.h; do
+for h in cuda_fp8.h cooperative_groups/memcpy_async.h curand.h cub/cub.cuh cublasLt.h cublas.h; do
     printf '#include <cstdio>\n#include <%s>\nint main(void) { return 0; }\n' "$h" >"$out/inc.cu"
     "$simcc" -o "$out/inc" "$out/inc.cu" >"$out/inc.err" 2>&1; rc=$?
     if [ $rc -eq 77 ] && grep -q "^simcc: not simulated: the program includes <$h>" "$out/inc.err" &&
@@ -301,6 +301,30 @@ for h in cuda_fp8.h cooperative_groups/memcpy_async.h curand.h thrust/device_vec
         t_fail "#include <$h>: status $rc:"; head -3 "$out/inc.err" | sed 's/^/        /'
     fi
 done
+
+# Thrust runs on its own CPU back end where the toolkit ships it (beside kernels, on
+# device_vector and on cudaMalloc'd memory), with -fopenmp on its OpenMP one; where no
+# toolkit is found it is refused with status 77.
+want_thrust="thrust: ok (sum 999000, 499500, scan 500500)"
+for mode in cpp omp; do
+    fl=(); [ $mode = omp ] && fl=(-Xcompiler -fopenmp)
+    "$simcc" -O2 ${fl[@]+"${fl[@]}"} -o "$out/thrust_$mode" thrust.cu >"$out/thrust.build" 2>&1; rc=$?
+    if [ $rc -eq 77 ]; then
+        t_skip "Thrust ($mode): no CUDA toolkit with Thrust here"
+    elif [ $rc -ne 0 ]; then
+        t_fail "thrust.cu ($mode) does not build with simcc:"; sed 's/^/        /' "$out/thrust.build" | head -10
+    elif got=$(timeout 60 "$out/thrust_$mode" 2>&1) && [ "$got" = "$want_thrust" ]; then
+        t_pass "Thrust on its $mode back end"
+    else
+        t_fail "Thrust ($mode): printed '$got'"
+    fi
+done
+CUDA_HOME=/nonexistent "$simcc" -o "$out/thrust_none" thrust.cu >"$out/thrust.err" 2>&1; rc=$?
+if [ $rc -eq 77 ] && grep -q "^simcc: not simulated: Thrust" "$out/thrust.err" && ! grep -q error "$out/thrust.err"; then
+    t_pass "Thrust without a toolkit refused (77)"
+else
+    t_fail "Thrust without a toolkit: status $rc:"; head -3 "$out/thrust.err" | sed 's/^/        /'
+fi
 
 # Speed: the 2^20-float reduction in 256-thread blocks (a figure, checked against 2 s).
 if [ -x "$out/reduce" ]; then
