@@ -52,6 +52,7 @@
 #include <cstdarg>
 #include <cstddef>
 #include <cstdint>
+#include <cerrno> /* program_invocation_short_name */
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -367,6 +368,8 @@ struct State {
     std::vector<OpRef> orphans;
     bool exit_check = false;
     bool eager = false; /* work runs as it is issued (a program that uses Thrust) */
+    cudaError_t sticky = cudaSuccess; /* a device-side assert failed: the context is unusable */
+    bool kernel_aborted = false;      /* ... in the kernel now running: stop it */
     size_t shared_optin = 0; /* cudaFuncSetAttribute(..., MaxDynamicSharedMemorySize, n): launches may use n */
     size_t limits[8] = {};   /* cudaDeviceSetLimit */
 #if defined(CUDA_SIM_TSAN)
@@ -623,6 +626,7 @@ CUDA_SIM_NOTSAN inline void tsan_to_scheduler()
 #endif
 }
 
+[[noreturn]] CUDA_SIM_NOTSAN inline void fiber_exit();
 CUDA_SIM_NOTSAN inline void fiber_main()
 {
     CUDA_SIM_ASAN_FIBER_STARTED();
@@ -630,6 +634,12 @@ CUDA_SIM_NOTSAN inline void fiber_main()
     __tsan_acquire(&S.tsan_block_start); /* after what the host did before the launch */
 #endif
     S.thunk(S.thunk_arg);
+    fiber_exit();
+}
+
+/* Ends the running fiber (its thread of the block is done) and goes back to the scheduler. */
+[[noreturn]] CUDA_SIM_NOTSAN inline void fiber_exit()
+{
     S.fibers[S.cur].state = DONE;
 #if defined(CUDA_SIM_TSAN)
     __tsan_release(&S.tsan_kernel_end);
@@ -807,6 +817,10 @@ CUDA_SIM_NOTSAN inline void run_block(unsigned bx, unsigned by, unsigned bz, siz
         for (int k = 0; k < m; k++)
             run_fiber(order[k]);
         S.cur = -1;
+        if (S.kernel_aborted) { /* a device-side assert: the block's other threads stop too */
+            tsan_block_end();
+            return;
+        }
         /* warp groups first: release every warp whose waiting lanes' masks are all waiting */
         bool released = false;
         int nwarps = (n + 31) / 32;
@@ -999,7 +1013,8 @@ CUDA_SIM_NOTSAN inline void launch(dim3 g, dim3 b, size_t shmem, const char *fil
     while (nb > 1 && std::__gcd(a, nb) != 1)
         a = (a + 2) % nb ? (a + 2) % nb : 1;
     uint64_t c = nb > 1 ? splitmix(S.rng) % nb : 0;
-    for (uint64_t i = 0; i < nb; i++) {
+    S.kernel_aborted = false;
+    for (uint64_t i = 0; i < nb && !S.kernel_aborted; i++) {
         uint64_t k = (unsigned __int128)a * i % nb;
         k = (k + c) % nb;
         run_block((unsigned)(k % g.x), (unsigned)(k / g.x % g.y), (unsigned)(k / ((uint64_t)g.x * g.y)), shmem);
@@ -1246,6 +1261,9 @@ inline cudaError_t fail(cudaError_t e)
     S.last_error = e;
     return e;
 }
+/* What a synchronizing call returns once its work has run: cudaErrorAssert for good after a
+ * device-side assert failed (a sticky error: the context cannot be used any more). */
+inline cudaError_t synced() { return S.sticky != cudaSuccess ? fail(S.sticky) : cudaSuccess; }
 
 } // namespace cuda_sim
 
@@ -1405,6 +1423,7 @@ static inline const char *cudaGetErrorString(cudaError_t e)
     switch (e) {
     case cudaSuccess: return "no error";
     case cudaErrorInvalidValue: return "invalid argument";
+    case cudaErrorAssert: return "device-side assert triggered";
     case cudaErrorMemoryAllocation: return "out of memory";
     case cudaErrorInitializationError: return "initialization error";
     case cudaErrorInvalidConfiguration: return "invalid configuration argument";
@@ -1435,16 +1454,37 @@ static inline const char *cudaGetErrorName(cudaError_t e)
     case cudaErrorInvalidResourceHandle: return "cudaErrorInvalidResourceHandle";
     case cudaErrorNotSupported: return "cudaErrorNotSupported";
     case cudaErrorNotReady: return "cudaErrorNotReady";
+    case cudaErrorAssert: return "cudaErrorAssert";
     default: return "cudaErrorUnknown";
     }
 }
 static inline cudaError_t cudaGetLastError(void)
 {
     cudaError_t e = cuda_sim::S.last_error;
-    cuda_sim::S.last_error = cudaSuccess;
+    cuda_sim::S.last_error = cuda_sim::S.sticky; /* a sticky error is never cleared */
     return e;
 }
 static inline cudaError_t cudaPeekAtLastError(void) { return cuda_sim::S.last_error; }
+
+/* assert() in a kernel: as on a GPU, the thread prints where and which (with its block and
+ * thread), the kernel stops, and the context is left with the sticky cudaErrorAssert, which
+ * every later synchronization returns.  On the host it is glibc's assert. */
+extern "C" [[noreturn]] inline void __assert_fail(const char *expr, const char *file, unsigned int line,
+                                                 const char *func) noexcept
+{
+    using namespace cuda_sim;
+    if (!S.in_kernel || S.cur < 0) {
+        fprintf(stderr, "%s: %s:%u: %s: Assertion `%s' failed.\n", program_invocation_short_name, file, line, func,
+                expr);
+        abort();
+    }
+    const uint3 &t = S.fibers[S.cur].tid;
+    fprintf(stderr, "%s:%u: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.\n", file, line, func,
+            S.cur_block.x, S.cur_block.y, S.cur_block.z, t.x, t.y, t.z, expr);
+    S.sticky = S.last_error = cudaErrorAssert;
+    S.kernel_aborted = true;
+    fiber_exit();
+}
 
 static inline cudaError_t cuda_sim_malloc(void **p, size_t size, int host)
 {
@@ -1576,6 +1616,8 @@ static inline cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, cudaM
     if (e != cudaSuccess)
         return fail(e);
     complete_legacy();
+    if (S.sticky != cudaSuccess)
+        return synced();
     cuda_sim_do_copy(dst, src, n);
     return cudaSuccess;
 }
@@ -1663,9 +1705,14 @@ static inline cudaError_t cudaMemcpyFromSymbol(void *dst, const T &symbol, size_
     return cudaSuccess;
 }
 
-static inline cudaError_t cudaDeviceSynchronize(void) { cuda_sim::complete_all(); return cudaSuccess; }
-static inline cudaError_t cudaDeviceReset(void) { cuda_sim::complete_all(); return cudaSuccess; }
-static inline cudaError_t cudaThreadSynchronize(void) { cuda_sim::complete_all(); return cudaSuccess; }
+static inline cudaError_t cudaDeviceSynchronize(void) { cuda_sim::complete_all(); return cuda_sim::synced(); }
+static inline cudaError_t cudaDeviceReset(void)
+{
+    cuda_sim::complete_all();
+    cuda_sim::S.sticky = cuda_sim::S.last_error = cudaSuccess; /* a new context */
+    return cudaSuccess;
+}
+static inline cudaError_t cudaThreadSynchronize(void) { cuda_sim::complete_all(); return cuda_sim::synced(); }
 static inline cudaError_t cudaGetDeviceCount(int *n) { if (!n) return cuda_sim::fail(cudaErrorInvalidValue); *n = 1; return cudaSuccess; }
 static inline cudaError_t cudaSetDevice(int d) { return d == 0 ? cudaSuccess : cuda_sim::fail(cudaErrorInvalidDevice); }
 static inline cudaError_t cudaGetDevice(int *d) { if (!d) return cuda_sim::fail(cudaErrorInvalidValue); *d = 0; return cudaSuccess; }
@@ -1782,7 +1829,7 @@ static inline cudaError_t cudaStreamSynchronize(cudaStream_t s)
         complete_legacy();
     else
         complete(st->last);
-    return cudaSuccess;
+    return synced();
 }
 static inline cudaError_t cudaStreamQuery(cudaStream_t s) { return cudaStreamSynchronize(s); }
 static inline cudaError_t cudaStreamGetFlags(cudaStream_t s, unsigned *flags)
@@ -1821,7 +1868,7 @@ static inline cudaError_t cudaEventSynchronize(cudaEvent_t e)
 {
     if (!e) return cuda_sim::fail(cudaErrorInvalidResourceHandle);
     cuda_sim::complete(e->op);
-    return cudaSuccess;
+    return cuda_sim::synced();
 }
 static inline cudaError_t cudaEventQuery(cudaEvent_t e) { return cudaEventSynchronize(e); }
 /* Later work on s waits for the event's marker (the work queued before it on its stream). */

@@ -76,6 +76,16 @@ expect divergent 70 "" \
 expect half 0 "1.0 3c00  2049 6800  2051 6802  65520 7c00  1e-7 0002  -0.5 b800
 back 0.33325195 5.9604645e-08
 axpy sum 3250.0 half2 3.000 -0.500 bf16 3.14062"
+expect devassert 0 "launch cudaSuccess, sync cudaErrorAssert, then cudaErrorAssert, copy device-side assert triggered" \
+    "^devassert.cu:11: void check_positive\\(const int\\*, int\\): block: \\[1,0,0\\], thread: \\[13,0,0\\] Assertion .a\\[i\\] > 0. failed"
+if [ -x "$out/devassert" ]; then
+    "$out/devassert" host >/dev/null 2>"$out/devassert.host"; rc=$?
+    if [ $rc -eq 134 ] && grep -q "^devassert: devassert.cu:30: int main(int, char\*\*): Assertion .n < 0. failed" "$out/devassert.host"; then
+        t_pass "a host assert is glibc's (abort)"
+    else
+        t_fail "host assert: status $rc:"; head -3 "$out/devassert.host" | sed 's/^/        /'
+    fi
+fi
 expect curand 0 "pi within 0.02 1, normal mean within 0.02 1, variance within 0.02 1, out of (0,1] 0"
 expect coop 0 "sum 299995 expected 299995 failed checks 0"
 expect smallapi 0 "pitch>=width 1 pitch%128 0 wrong 0
