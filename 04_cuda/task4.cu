@@ -11,7 +11,9 @@
  *
  * The program also times it WRONGLY, with a host clock stopped straight after
  * the launch: a launch only queues the kernel and returns, so that clock
- * measures the queueing, not the work.  Then a small table: CPU time against
+ * measures the queueing, not the work.  On small work both times are a few
+ * microseconds and the wrong one looks just as plausible: compare them (the
+ * lesson gives an H100's pair).  Then a small table: CPU time against
  * GPU time including the copies to and from the GPU, for growing sizes --
  * where (if at all) does the GPU start to win?
  *
