@@ -37,34 +37,6 @@
 
 #include <stddef.h>
 
-/* The MPI library's own answer, without the layer: 1 when it is CUDA-aware.  MPICH 4
- * answers MPIX_GPU_query_support, Open MPI MPIX_Query_cuda_support. */
-static PR_UNUSED int pr_mpi_library_cuda_aware(const char **why)
-{
-#if defined(CUDA_SIM)
-    /* The simulator's device memory is not readable outside kernels and copies, as on a
-     * GPU: no MPI library can read it. */
-    *why = "the CUDA CPU simulator's device memory is not host-accessible, whatever MPI says";
-    return 0;
-#elif defined(MPICH_NUMVERSION) && MPICH_NUMVERSION >= 40000000 && defined(MPIX_GPU_SUPPORT_CUDA)
-    int supported = 0;
-    MPIX_GPU_query_support(MPIX_GPU_SUPPORT_CUDA, &supported);
-    *why = supported ? "MPIX_GPU_query_support(CUDA) says yes" : "MPIX_GPU_query_support(CUDA) says no";
-    return supported != 0;
-#elif defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
-    int supported = MPIX_Query_cuda_support();
-    *why = supported ? "MPIX_Query_cuda_support() says yes" : "MPIX_Query_cuda_support() says no";
-    return supported != 0;
-#elif defined(MPIX_CUDA_AWARE_SUPPORT)
-    /* Open MPI's mpi-ext.h says so at compile time: 0 when built without CUDA. */
-    *why = "this Open MPI was built without CUDA support (mpi-ext.h: MPIX_CUDA_AWARE_SUPPORT 0)";
-    return 0;
-#else
-    *why = "this MPI offers no query for CUDA support (set PR_CUDA_AWARE=1 if it is CUDA-aware)";
-    return 0;
-#endif
-}
-
 /* 1 while the staging layer works on this process's MPI calls (decided once). */
 static int pr_stage_on(void)
 {
