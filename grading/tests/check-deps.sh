@@ -3,6 +3,7 @@
 # (make test).  deps.sh is only asked to check, so nothing is installed here.
 #   - without the optional extras (gnuplot, inotifywait): named as optional, exit 0;
 #   - without MPI (mpicc, mpiexec): named as missing with the packages to install, exit 1;
+#     for make grade's own check, named as optional (installed as root), exit 0;
 #   - make doctor with a fake GPU: an old driver, Exclusive_Process mode named.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
@@ -45,6 +46,15 @@ else
     t_fail "missing MPI is not named with its packages: $out"
 fi
 
+# make grade's own set-up (deps.sh ensure grade) without MPI: named with its packages as
+# something it would install as root, and the grading carries on (exit 0).
+out=$(PATH=$tmp/no-mpi bash grading/tools/deps.sh check grade 2>&1); rc=$?
+if [ $rc -eq 0 ] && grep -q 'MPI (MPICH' <<< "$out" && grep -q 'apt-get install.*mpich libmpich-dev' <<< "$out"; then
+    t_pass
+else
+    t_fail "make grade's check without MPI: exit $rc (want 0, MPI named with its packages): $out"
+fi
+
 # make doctor on GPU machines that cannot run the rooms as they are (a fake nvidia-smi
 # and nvcc): a driver too old for CUDA 13 and a GPU in Exclusive_Process mode are named.
 mkdir -p "$tmp/gpu"
@@ -61,4 +71,4 @@ out=$(doctor_with "NVIDIA H100 80GB HBM3, 580.159.04, 81559 MiB, Exclusive_Proce
 if grep -q 'Exclusive_Process: one process per GPU' <<< "$out"; then t_pass; else t_fail "doctor, Exclusive_Process: $out"; fi
 if grep -q 'TOO OLD' <<< "$out"; then t_fail "doctor, driver 580 with CUDA 13 called too old: $out"; else t_pass; fi
 
-t_summary check-deps "optional extras named (exit 0), missing MPI named with its packages (exit 1), make doctor names a driver too old for CUDA 13 and Exclusive_Process mode"
+t_summary check-deps "optional extras named (exit 0), missing MPI named with its packages (exit 1; for make grade optional, exit 0), make doctor names a driver too old for CUDA 13 and Exclusive_Process mode"

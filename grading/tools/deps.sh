@@ -44,9 +44,15 @@ check_grade() {
     fi
     # The sandbox for the learner's builds and runs: make grade does without it, and says so.
     command -v bwrap >/dev/null 2>&1 || want bubblewrap "bubblewrap (make grade builds and runs your tasks in a sandbox with it)"
+    # MPI for rooms 03, 05 and 06: installed with the rest as root; without root make grade
+    # names it and grades the other rooms (the MPI ones SKIP). The checks need it ($mpi).
+    { command -v mpicc && command -v mpiexec; } >/dev/null 2>&1 ||
+        "$mpi" "mpich libmpich-dev" "MPI (MPICH: mpicc, mpiexec) for the MPI rooms (03, 05, 06)"
 }
+mpi=want
 
 check_test() {
+    mpi=need # the maintainers' checks grade the MPI rooms too: a SKIP there would check nothing
     check_grade
     command -v git >/dev/null 2>&1 || need git "git (the generated-task check reads the committed files)"
     if command -v "$CC" >/dev/null 2>&1; then
@@ -55,8 +61,6 @@ check_test() {
     command -v g++ >/dev/null 2>&1 || need g++ "g++ (the CUDA CPU simulator compiles CUDA as C++)"
     command -v unzip >/dev/null 2>&1 || need unzip "unzip (class grading reads .zip submissions)"
     command -v zip >/dev/null 2>&1 || need zip "zip (the class-grading test makes a .zip submission)"
-    # The maintainers' checks grade the MPI rooms too: a SKIP there would check nothing.
-    { command -v mpicc && command -v mpiexec; } >/dev/null 2>&1 || need "mpich libmpich-dev" "MPI (MPICH: mpicc, mpiexec) for the MPI rooms"
     command -v shellcheck >/dev/null 2>&1 || need shellcheck "shellcheck (make check-shell lints the workbook's scripts)"
     command -v bwrap >/dev/null 2>&1 || need bubblewrap "bubblewrap (check-sandbox grades cheating submissions in the sandbox)"
     command -v python3 >/dev/null 2>&1 || need python3 "python3 (check-sandbox's network cheat talks to a small server)"
@@ -108,7 +112,7 @@ if [ "$action" != check ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null
 fi
 
 if [ ${#optional_pkgs[@]} -gt 0 ]; then
-    echo "deps: optional, not installed (the rooms work without them):"
+    echo "deps: optional, not installed (the grading goes on without them; what needs one is skipped):"
     for w in "${optional_what[@]}"; do echo "  - $w"; done
     echo "  to add them:  sudo apt-get install ${optional_pkgs[*]}   (Fedora/RHEL: sudo dnf install $(fedora "${optional_pkgs[*]}"))"
 fi
