@@ -18,6 +18,9 @@ endif
 
 GRADER_CFLAGS ?= -std=c11 -O2 -g -Wall -Wextra
 GRADER_LIBS := -ljansson -linih
+# Libraries fetched into the checkout where they could not be installed (no root:
+# grading/tools/deps.sh, build/deps/root): searched first, found again at run time (rpath).
+GRADER_DEPFLAGS = $(shell $(DEPS) flags)
 CORE_SRC := grading/src/util.c grading/src/runner.c grading/src/results.c grading/src/kinds.c \
             grading/src/meta.c grading/src/launchers.c grading/src/toolchain.c grading/src/grades.c \
             grading/src/report.c grading/src/policy.c grading/src/grader.c grading/src/gen.c grading/src/progress.c \
@@ -62,29 +65,36 @@ all: $(GRADE) $(PRGEN) $(CLASS_REPORT)
 $(GRADE): grading/src/main.c $(CORE_SRC) $(CORE_HDR) | $(SANDBOX_INIT) $(SIMPP)
 	$(Q)$(DEPS) ensure grade
 	@mkdir -p grading/bin
-	$(Q)$(CC) $(GRADER_CFLAGS) -o $@ grading/src/main.c $(CORE_SRC) $(GRADER_LIBS)
+	$(Q)$(CC) $(GRADER_CFLAGS) -o $@ grading/src/main.c $(CORE_SRC) $(GRADER_DEPFLAGS) $(GRADER_LIBS)
 
-$(SANDBOX_INIT): grading/src/sandbox_init.c
+# What make grade needs (a C compiler first of all) is checked, and installed as root,
+# before anything is compiled: once, then again with every rebuild of the grader.
+DEPS_OK := grading/bin/.deps-grade-ok
+$(DEPS_OK):
+	$(Q)$(DEPS) ensure grade
+	@mkdir -p $(@D) && touch $@
+
+$(SANDBOX_INIT): grading/src/sandbox_init.c | $(DEPS_OK)
 	@mkdir -p grading/bin
 	$(Q)$(CC) $(GRADER_CFLAGS) -o $@ grading/src/sandbox_init.c
 
-$(SIMPP): grading/sim/simpp.c
+$(SIMPP): grading/sim/simpp.c | $(DEPS_OK)
 	@mkdir -p grading/bin
 	$(Q)$(CC) -O2 -o $@ grading/sim/simpp.c
 
 $(CLASS_REPORT): grading/src/classreport.c $(CORE_SRC) $(CORE_HDR)
 	$(Q)$(DEPS) ensure grade
 	@mkdir -p grading/bin
-	$(Q)$(CC) $(GRADER_CFLAGS) -Igrading/src -o $@ grading/src/classreport.c $(CORE_SRC) $(GRADER_LIBS)
+	$(Q)$(CC) $(GRADER_CFLAGS) -Igrading/src -o $@ grading/src/classreport.c $(CORE_SRC) $(GRADER_DEPFLAGS) $(GRADER_LIBS)
 
-$(PRGEN): grading/src/prgen.c grading/src/gen.c grading/src/gen.h
+$(PRGEN): grading/src/prgen.c grading/src/gen.c grading/src/gen.h | $(DEPS_OK)
 	@mkdir -p grading/bin
 	$(Q)$(CC) $(GRADER_CFLAGS) -o $@ grading/src/prgen.c grading/src/gen.c
 
 $(UNIT): grading/tests/unit_tests.c $(CORE_SRC) $(CORE_HDR)
 	$(Q)$(DEPS) ensure test
 	@mkdir -p grading/bin
-	$(Q)$(CC) $(GRADER_CFLAGS) -Igrading/src -o $@ grading/tests/unit_tests.c $(CORE_SRC) $(GRADER_LIBS) -lcunit
+	$(Q)$(CC) $(GRADER_CFLAGS) -Igrading/src -o $@ grading/tests/unit_tests.c $(CORE_SRC) $(GRADER_DEPFLAGS) $(GRADER_LIBS) -lcunit
 
 ## grade: build and grade your tasks (ROOM=01 or TASK=01_threads/task2 to narrow it;
 ##        HOSTS=a,b or HOSTFILE=f to spread MPI ranks over machines without Slurm;

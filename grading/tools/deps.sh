@@ -6,10 +6,29 @@
 #                               install and exit 1
 #   deps.sh install all         install everything the rooms can use (root), or print it
 #   deps.sh check all           report only (exit 1 when something required is missing)
+#   deps.sh flags               the compiler flags for the libraries fetched into the checkout
+#
+# Without root, a library the grader needs (jansson, inih; CUnit for make test) that the
+# machine lacks is fetched from the distribution's own packages into the checkout,
+# build/deps/root (apt-get download + dpkg-deb -x, or dnf download + rpm2cpio), and the
+# Makefile builds against it (-I, -L and an rpath there): nothing is installed system-wide.
 set -u
 action=${1:-check}
 job=${2:-all}
 CC=${CC:-cc}
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+deps_root=$top/build/deps/root
+deps_flags() {  # -I/-L/-rpath for $deps_root (the Makefile passes the same)
+    local arch d
+    arch=$("$CC" -print-multiarch 2>/dev/null)
+    printf -- '-I%s/usr/include' "$deps_root"
+    for d in ${arch:+"usr/lib/$arch"} usr/lib64 usr/lib; do
+        printf -- ' -L%s/%s -Wl,-rpath,%s/%s' "$deps_root" "$d" "$deps_root" "$d"
+    done
+    echo
+}
+if [ "$action" = flags ]; then deps_flags; exit 0; fi
 
 missing_pkgs=()   # Debian package names
 missing_what=()   # human words
@@ -24,7 +43,8 @@ want() { optional_pkgs+=("$1"); optional_what+=("$2"); }
 can_link() {  # header lib
     local tmp; tmp=$(mktemp -d)
     printf '#include <%s>\nint main(void){return 0;}\n' "$1" > "$tmp/t.c"
-    "$CC" "$tmp/t.c" -o "$tmp/t" "$2" >/dev/null 2>&1
+    # shellcheck disable=SC2046  # deps_flags prints plain words (the checkout's path aside)
+    "$CC" "$tmp/t.c" -o "$tmp/t" $(deps_flags) "$2" >/dev/null 2>&1
     local rc=$?
     rm -rf "$tmp"
     return $rc
@@ -95,6 +115,50 @@ fedora() {
     echo "$1" | sed -e 's/libjansson-dev/jansson-devel/; s/libinih-dev/inih-devel/; s/libcunit1-dev/CUnit-devel/;
         s/libmpich-dev/mpich-devel/; s/libgomp1/libgomp/; s/gnuplot-nox/gnuplot/; s/shellcheck/ShellCheck/'
 }
+
+# The libraries that can be fetched into the checkout (a package with headers and a .so).
+fetchable() { case "$1" in libjansson-dev|libinih-dev|libcunit1-dev) return 0 ;; esac; return 1; }
+
+# Fetches the Debian packages named (and the libraries they depend on that are not
+# installed) into build/deps/root; returns 1 where that is not possible.
+fetch_debian() {
+    command -v apt-get >/dev/null 2>&1 && command -v dpkg-deb >/dev/null 2>&1 || return 1
+    local dl=$top/build/deps/debs pkgs=() p d
+    for p in "$@"; do
+        pkgs+=("$p")
+        while read -r d; do
+            dpkg -s "$d" >/dev/null 2>&1 || pkgs+=("$d")
+        done < <(apt-cache depends --no-recommends --no-suggests "$p" 2>/dev/null | awk '$1 == "Depends:" && $2 !~ /^</ { print $2 }')
+    done
+    mkdir -p "$dl" "$deps_root" || return 1
+    echo "deps: fetching ${pkgs[*]} with apt-get download into build/deps (nothing is installed system-wide)"
+    (cd "$dl" && apt-get download "${pkgs[@]}") || return 1
+    for p in "$dl"/*.deb; do dpkg-deb -x "$p" "$deps_root" || return 1; done
+}
+fetch_fedora() {  # the same with dnf (Fedora, RHEL, Rocky): Debian names in, Fedora's used
+    command -v dnf >/dev/null 2>&1 && command -v rpm2cpio >/dev/null 2>&1 && command -v cpio >/dev/null 2>&1 || return 1
+    local dl=$top/build/deps/rpms p
+    mkdir -p "$dl" "$deps_root" || return 1
+    # shellcheck disable=SC2046  # fedora prints the package names as words
+    dnf download --resolve --destdir "$dl" $(fedora "$*") || return 1
+    for p in "$dl"/*.rpm; do (cd "$deps_root" && rpm2cpio "$p" | cpio -idm --quiet) || return 1; done
+}
+
+# Not root: the missing libraries come into the checkout, then everything is checked again.
+if [ "$action" = ensure ] && [ "$(id -u)" != 0 ]; then
+    libs=()
+    for p in "${missing_pkgs[@]}"; do fetchable "$p" && libs+=("$p"); done
+    if [ ${#libs[@]} -gt 0 ]; then
+        if fetch_debian "${libs[@]}" || fetch_fedora "${libs[@]}"; then
+            missing_pkgs=() missing_what=() optional_pkgs=() optional_what=()
+            case "$job" in grade) check_grade ;; test) check_test ;; class) check_class ;; all) check_all ;; esac
+        else
+            echo "deps: could not fetch ${libs[*]} into build/deps (neither apt-get download nor dnf download worked here)." >&2
+            echo "deps: ask for them to be installed, load them as modules, or build jansson and inih from their sources" >&2
+            echo "      with --prefix=$deps_root (the Makefile looks there)." >&2
+        fi
+    fi
+fi
 
 if [ "$action" != check ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     all=("${missing_pkgs[@]}" "${optional_pkgs[@]}")
