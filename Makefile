@@ -33,6 +33,7 @@ CLASS_REPORT := grading/bin/class-report
 SANDBOX_INIT := grading/bin/sandbox-init
 SIMPP    := grading/bin/simpp
 DEPS     := bash grading/tools/deps.sh
+DEPS_OK  := grading/bin/.deps-grade-ok
 
 # A failing `make grade` typed by a person ends with the grader's own summary, not make's
 # "*** [Makefile:NN: grade] Error 1" under it: make is stopped quietly (SIGINT, which no
@@ -62,14 +63,12 @@ all: $(GRADE) $(PRGEN) $(CLASS_REPORT)
 
 # The grader comes with what its sandbox runs inside (sandbox-init) and the simulator's
 # pre-pass (simcc would build it on first use, which a read-only sandbox cannot).
-$(GRADE): grading/src/main.c $(CORE_SRC) $(CORE_HDR) | $(SANDBOX_INIT) $(SIMPP)
-	$(Q)$(DEPS) ensure grade
+$(GRADE): grading/src/main.c $(CORE_SRC) $(CORE_HDR) | $(DEPS_OK) $(SANDBOX_INIT) $(SIMPP)
 	@mkdir -p grading/bin
 	$(Q)$(CC) $(GRADER_CFLAGS) -o $@ grading/src/main.c $(CORE_SRC) $(GRADER_DEPFLAGS) $(GRADER_LIBS)
 
 # What make grade needs (a C compiler first of all) is checked, and installed as root,
-# before anything is compiled: once, then again with every rebuild of the grader.
-DEPS_OK := grading/bin/.deps-grade-ok
+# before anything is compiled (once: make clean, or removing the stamp, checks again).
 $(DEPS_OK):
 	$(Q)$(DEPS) ensure grade
 	@mkdir -p $(@D) && touch $@
@@ -82,8 +81,7 @@ $(SIMPP): grading/sim/simpp.c | $(DEPS_OK)
 	@mkdir -p grading/bin
 	$(Q)$(CC) -O2 -o $@ grading/sim/simpp.c
 
-$(CLASS_REPORT): grading/src/classreport.c $(CORE_SRC) $(CORE_HDR)
-	$(Q)$(DEPS) ensure grade
+$(CLASS_REPORT): grading/src/classreport.c $(CORE_SRC) $(CORE_HDR) | $(DEPS_OK)
 	@mkdir -p grading/bin
 	$(Q)$(CC) $(GRADER_CFLAGS) -Igrading/src -o $@ grading/src/classreport.c $(CORE_SRC) $(GRADER_DEPFLAGS) $(GRADER_LIBS)
 
