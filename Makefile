@@ -55,7 +55,7 @@ GRADE_FILTER := $(if $(ROOM),--room $(ROOM)) $(if $(TASK),--task $(TASK))
 # V=1: the grader prints every command it runs; GRADESCOPE=path: also Gradescope's results.json.
 GRADE_OPTS := $(if $(filter 1,$(V)),--verbose) $(if $(GRADESCOPE),--gradescope '$(GRADESCOPE)')
 
-.PHONY: all list grade test unit-test check-dictation check-generated check-solutions check-tasks check-hostile check-sim check-gpu test-cluster test-openmpi check-class check-class-html check-deps check-bench check-shell check-grade-cli check-sandbox sanitize sanitize-gpu gpu-session \
+.PHONY: all list grade test test-fresh unit-test check-dictation check-generated check-solutions check-tasks check-hostile check-sim check-gpu test-cluster test-openmpi check-class check-class-html check-deps check-bench check-shell check-grade-cli check-sandbox sanitize sanitize-gpu gpu-session \
         check-learner-loop stress fuzz check-data-safety \
         pristine generate doctor deps hint reset grade-class progress watch diff bench clean help
 
@@ -227,6 +227,12 @@ test-cluster: $(GRADE)
 ##               make doctor and make bench find Open MPI from MPICC alone
 test-openmpi: $(GRADE)
 	$(Q)bash grading/tests/test-openmpi.sh
+
+## test-fresh: (root) the README's commands on a bare Debian 12 made with debootstrap: make grade and
+##             make test as root, make grade without root (libraries fetched into build/deps);
+##             FRESH=grade: the make grade parts only (CI)
+test-fresh:
+	$(Q)FRESH='$(FRESH)' bash grading/tests/test-fresh.sh
 
 ## generate: (maintainers) rewrite the tasks from the solutions; differing files are backed up first
 generate: $(PRGEN)

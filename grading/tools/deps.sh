@@ -61,6 +61,10 @@ check_grade() {
         printf '#include <omp.h>\nint main(void){return omp_get_max_threads() > 0 ? 0 : 1;}\n' > "$tmp/o.c"
         "$CC" -fopenmp "$tmp/o.c" -o "$tmp/o" >/dev/null 2>&1 || need libgomp1 "OpenMP support for $CC (libgomp)"
         rm -rf "$tmp"
+    else
+        # Without a compiler nothing can be tried: the libraries come with it.
+        need libjansson-dev "the jansson JSON library (reports)"
+        need libinih-dev "the inih INI reader (task metadata)"
     fi
     # The sandbox for the learner's builds and runs: make grade does without it, and says so.
     command -v bwrap >/dev/null 2>&1 || want bubblewrap "bubblewrap (make grade builds and runs your tasks in a sandbox with it)"
@@ -77,6 +81,8 @@ check_test() {
     command -v git >/dev/null 2>&1 || need git "git (the generated-task check reads the committed files)"
     if command -v "$CC" >/dev/null 2>&1; then
         can_link CUnit/Basic.h -lcunit || need libcunit1-dev "CUnit (the grader's unit tests)"
+    else
+        need libcunit1-dev "CUnit (the grader's unit tests)"
     fi
     command -v g++ >/dev/null 2>&1 || need g++ "g++ (the CUDA CPU simulator compiles CUDA as C++)"
     command -v unzip >/dev/null 2>&1 || need unzip "unzip (class grading reads .zip submissions)"
@@ -123,16 +129,16 @@ fetchable() { case "$1" in libjansson-dev|libinih-dev|libcunit1-dev) return 0 ;;
 # installed) into build/deps/root; returns 1 where that is not possible.
 fetch_debian() {
     command -v apt-get >/dev/null 2>&1 && command -v dpkg-deb >/dev/null 2>&1 || return 1
-    local dl=$top/build/deps/debs pkgs=() p d
+    local dl=$top/build/deps/debs get=() p d
     for p in "$@"; do
-        pkgs+=("$p")
+        get+=("$p")
         while read -r d; do
-            dpkg -s "$d" >/dev/null 2>&1 || pkgs+=("$d")
+            dpkg -s "$d" >/dev/null 2>&1 || get+=("$d")
         done < <(apt-cache depends --no-recommends --no-suggests "$p" 2>/dev/null | awk '$1 == "Depends:" && $2 !~ /^</ { print $2 }')
     done
     mkdir -p "$dl" "$deps_root" || return 1
-    echo "deps: fetching ${pkgs[*]} with apt-get download into build/deps (nothing is installed system-wide)"
-    (cd "$dl" && apt-get download "${pkgs[@]}") || return 1
+    echo "deps: fetching ${get[*]} with apt-get download into build/deps (nothing is installed system-wide)"
+    (cd "$dl" && apt-get download "${get[@]}") || return 1
     for p in "$dl"/*.deb; do dpkg-deb -x "$p" "$deps_root" || return 1; done
 }
 fetch_fedora() {  # the same with dnf (Fedora, RHEL, Rocky): Debian names in, Fedora's used
