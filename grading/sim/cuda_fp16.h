@@ -70,6 +70,8 @@ struct __half {
 };
 struct __half2 {
     __half x, y;
+    __half2() = default;
+    __half2(__half a, __half b) : x(a), y(b) {}
 };
 typedef __half half;
 typedef __half2 half2;
@@ -134,6 +136,28 @@ static inline __half2 __hadd2(__half2 a, __half2 b) { return __half2{ a.x + b.x,
 static inline __half2 __hsub2(__half2 a, __half2 b) { return __half2{ a.x - b.x, a.y - b.y }; }
 static inline __half2 __hmul2(__half2 a, __half2 b) { return __half2{ a.x * b.x, a.y * b.y }; }
 static inline __half2 __hfma2(__half2 a, __half2 b, __half2 c) { return __half2{ __hfma(a.x, b.x, c.x), __hfma(a.y, b.y, c.y) }; }
+static inline __half2 __h2div(__half2 a, __half2 b) { return __half2{ a.x / b.x, a.y / b.y }; }
+static inline __half2 __hneg2(__half2 a) { return __half2{ -a.x, -a.y }; }
+static inline __half2 __habs2(__half2 a) { return __half2{ __habs(a.x), __habs(a.y) }; }
+static inline __half2 make_half2(__half a, __half b) { return __half2{ a, b }; }
+static inline __half2 __float22half2_rn(float2 f) { return __half2{ __half(f.x), __half(f.y) }; }
+static inline float2 __half22float2(__half2 h) { return float2{ (float)h.x, (float)h.y }; }
+static inline __half2 __half2half2(__half a) { return __half2{ a, a }; }
+static inline __half2 __lowhigh2highlow(__half2 h) { return __half2{ h.y, h.x }; }
+static inline __half2 __lows2half2(__half2 a, __half2 b) { return __half2{ a.x, b.x }; }
+static inline __half2 __highs2half2(__half2 a, __half2 b) { return __half2{ a.y, b.y }; }
+/* __half2 arithmetic, lane by lane, as cuda_fp16.hpp defines it for C++ */
+#define CUDA_SIM_HALF2_OP(op)                                                                      \
+    static inline __half2 operator op(__half2 a, __half2 b) { return __half2{ a.x op b.x, a.y op b.y }; } \
+    static inline __half2 &operator op##=(__half2 &a, __half2 b) { return a = a op b; }
+CUDA_SIM_HALF2_OP(+)
+CUDA_SIM_HALF2_OP(-)
+CUDA_SIM_HALF2_OP(*)
+CUDA_SIM_HALF2_OP(/)
+#undef CUDA_SIM_HALF2_OP
+static inline __half2 operator-(__half2 a) { return __hneg2(a); }
+static inline bool operator==(__half2 a, __half2 b) { return a.x == b.x && a.y == b.y; }
+static inline bool operator!=(__half2 a, __half2 b) { return !(a == b); }
 
 /* the simulated threads never preempt one another: plain read-modify-writes */
 static inline __half atomicAdd(__half *p, __half v)

@@ -83,6 +83,7 @@
 #define __managed__
 #define __noinline__ __attribute__((noinline))
 #define __forceinline__ inline __attribute__((always_inline))
+#define CUDART_CB /* the calling convention of callbacks: nothing to say on Linux */
 #define __launch_bounds__(...)
 #define __restrict__ __restrict
 #define __align__(n) __attribute__((aligned(n)))
