@@ -416,8 +416,13 @@ void build_command(const toolchain *tc, const task_meta *task, const char *sourc
     sl_push(argv, "-o");
     sl_push(argv, exe);
     sl_push(argv, source);
-    if (kind->flags & KIND_OPENMP)
+    if (kind->flags & KIND_OPENMP) {
+        /* nvcc hands it to the host compiler, which compiles and links the host code;
+         * simcc takes -fopenmp itself */
+        if (mode == MODE_NATIVE && (kind->flags & KIND_CUDA))
+            sl_push(argv, "-Xcompiler");
         sl_push(argv, "-fopenmp");
+    }
     if (kind->flags & KIND_PTHREAD)
         sl_push(argv, "-pthread");
     if (kind->libs)
