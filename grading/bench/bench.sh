@@ -193,7 +193,8 @@ bench_gpu() {
     if ! command -v "$nvcc" >/dev/null 2>&1; then
         row cuda "GPU benchmarks" "-" "" 0 "" "" "" "" "NOT MEASURED: a GPU but no nvcc (set NVCC)"; return
     fi
-    local build=("$nvcc" -O3 -arch="$arch" -Igrading/include)
+    # (-I04_cuda: cpu_baseline.h; OpenMP for the programs' multi-threaded CPU baselines)
+    local build=("$nvcc" -O3 -arch="$arch" -Xcompiler -fopenmp -Igrading/include -I04_cuda)
     { "${build[@]}" -o "$out/bin/gpubench" grading/bench/gpubench.cu -lcublas &&
         "${build[@]}" -o "$out/bin/gpusum" solutions/04_cuda/task2.cu &&
         "${build[@]}" -o "$out/bin/gpumm" solutions/04_cuda/task3.cu -lcublas &&
@@ -248,13 +249,16 @@ bench_gpu() {
     local cross
     "$out/bin/gpucross" rows=100000 cols=10 > "$out/gpucross.txt" 2>&1 ||
         { not_run cuda "04 task4 transfer crossover" "$out/gpucross.txt"; return; }
-    cross=$(sed -nE 's/.*first wins at ([0-9]+) rows.*/\1/p' "$out/gpucross.txt")
-    local never; never=$(grep -m1 -oE 'did not win up to [0-9]+ rows' "$out/gpucross.txt")
-    if [ -n "$cross" ] || [ -n "$never" ]; then
-        row cuda "04 task4: rows where the GPU (copies included) first wins" "${cross:-none}" rows 0 "" "" "" "" "$never"
-    else
-        not_run cuda "04 task4 transfer crossover (no verdict printed)" "$out/gpucross.txt"
-    fi
+    # one verdict per kind of copy (pageable, pinned) and CPU baseline (1 core, OpenMP)
+    local line way never found=0
+    while IFS= read -r line; do
+        way=$(sed -nE 's/^  GPU with (.*): (first wins at|did not win up to) .*/\1/p' <<<"$line")
+        cross=$(sed -nE 's/.*first wins at ([0-9]+) rows.*/\1/p' <<<"$line")
+        never=$(grep -oE 'did not win up to [0-9]+ rows' <<<"$line")
+        found=1
+        row cuda "04 task4: rows where the GPU with $way first wins" "${cross:-none}" rows 0 "" "" "" "" "$never"
+    done < <(grep -E '^  GPU with .*(first wins at|did not win up to)' "$out/gpucross.txt")
+    [ "$found" = 1 ] || not_run cuda "04 task4 transfer crossover (no verdict printed)" "$out/gpucross.txt"
 }
 
 gpu_here() { command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; }

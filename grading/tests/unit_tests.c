@@ -1305,6 +1305,14 @@ static void test_kinds_build_commands(void)
     CU_ASSERT(words_are(&cmd, WORDS("/w/grading/sim/simcc", "-O2", "-I/w/grading/include", "-I/w/01_x", "-o", "t",
                                     "t.src", "-fopenmp", "-lnccl", "-lcublas", "-lm")));
     sl_free(&cmd);
+    /* the simulator's race checker: no OpenMP (libgomp is not built for ThreadSanitizer) */
+    task.libs = NULL;
+    cpu.racecheck = 1;
+    build_command(&cpu, &task, "t.src", "t", &cmd);
+    CU_ASSERT(words_are(&cmd, WORDS("/w/grading/sim/simcc", "-O2", "--racecheck", "-I/w/grading/include", "-I/w/01_x",
+                                    "-o", "t", "t.src", "-lm")));
+    sl_free(&cmd);
+    cpu.racecheck = 0;
     toolchain_free(&gpu);
     toolchain_free(&cpu);
 }
