@@ -297,7 +297,7 @@ bench_gpu_ddp() {
     local nvcc p i s spread serial eff t1=nan libs=()
     nvcc=$(nvcc_path)
     ldconfig -p 2>/dev/null | grep -q libnccl && libs=(-lnccl)
-    "$nvcc" -O3 -arch="${CUDA_ARCH:-native}" -ccbin "$MPICXX" -Igrading/include -o "$out/bin/gpuddp" \
+    "$nvcc" -O3 -arch="${CUDA_ARCH:-native}" -Xcompiler -fopenmp -ccbin "$MPICXX" -Igrading/include -o "$out/bin/gpuddp" \
         solutions/06_data_parallel/task6.cu "${libs[@]}" ||
         { row dp "06 task6 GPU DDP" "-" "" 0 "" "" "" "" "FAILED: nvcc could not build it"; return; }
     for p in 1 2 3 4; do
@@ -308,6 +308,13 @@ bench_gpu_ddp() {
         read -r s spread < <(for f in "$out"/gpuddp."$p".*.txt; do time_of "GPU DDP, staged / epoch" < "$f"; done | stats)
         read -r serial _ < <(for f in "$out"/gpuddp."$p".*.txt; do time_of "serial CPU / epoch" < "$f"; done | stats)
         [ "$p" = 1 ] && t1=$s
+        if [ "$p" = 1 ]; then  # the CPU baseline on all cores (OpenMP), beside the serial one
+            local omp omp_label
+            omp_label=$(grep -m1 -oE 'CPU, [0-9]+ OpenMP thr' "$out/gpuddp.1.1.txt")
+            read -r omp _ < <(for f in "$out"/gpuddp.1.*.txt; do time_of "$omp_label / epoch" < "$f"; done | stats)
+            [ -n "$omp_label" ] && row dp "06 task6 $omp_label, per epoch" "$omp" s "" "serial CPU" "$serial s" \
+                "$(ratio "$serial" "$omp")" "" "GPU DDP (staged, 1 rank) vs it: $(ratio "$omp" "$s")"
+        fi
         eff=$(efficiency "$t1" "$s" "$p")
         row dp "06 task6 GPU DDP (staged), $p rank(s), per epoch (efficiency vs 1 rank $eff)" "$s" s "$spread" "serial CPU" "$serial s" \
             "$(ratio "$serial" "$s")" "" "$(grep -m1 -oE 'NCCL: SKIP[^)]*\)' "$out/gpuddp.$p.1.txt")"
