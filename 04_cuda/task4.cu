@@ -5,7 +5,9 @@
  *
  *   TODO 1: the kernel: one thread per row adds up that row;
  *   TODO 2: time the kernel RIGHTLY, on the GPU's own clock (CUDA events), so
- *           that the time covers the kernel's work and nothing but it.
+ *           that the time covers the kernel's work and nothing but it: a batch
+ *           of launches back to back, divided by their number (one short
+ *           kernel alone would mostly measure the wait for its launch).
  *
  * Read first: README.md, "Timing a GPU honestly", "Moving data: why transfers can eat the gain".
  *
@@ -13,25 +15,30 @@
  * the launch: a launch only queues the kernel and returns, so that clock
  * measures the queueing, not the work.  On small work both times are a few
  * microseconds and the wrong one looks just as plausible: compare them (the
- * lesson gives an H100's pair).  Then a small table: CPU time against
- * GPU time including the copies to and from the GPU, for growing sizes --
- * where (if at all) does the GPU start to win?
+ * lesson gives an H100's pair).  Then the copy bandwidth from pageable (malloc)
+ * and from pinned (cudaMallocHost) memory, and a small table: CPU time, on 1 core
+ * and on all of them with OpenMP (cpu_baseline.h), against GPU time including
+ * the copies to and from the GPU, pageable and pinned (asynchronous copies on a
+ * stream), for growing sizes -- where does the GPU start to win?
  *
  * Only the sums are graded (they are integers, exact in float); the times and
  * the crossover size differ from machine to machine, and mean nothing in the
  * CPU simulator.
  *
  * Build and run by hand, from the room's folder:
- *   on a GPU:  nvcc -O2 -arch=native -I../grading/include -o task4 task4.cu
- *   anywhere:  ../grading/sim/simcc -O2 -I../grading/include -o task4 task4.cu
+ *   on a GPU:  nvcc -O2 -arch=native -Xcompiler -fopenmp -I../grading/include -o task4 task4.cu
+ *   anywhere:  ../grading/sim/simcc -O2 -fopenmp -I../grading/include -o task4 task4.cu
  *   ./task4 rows=100000 cols=10 maxrows=10000000
  * Grade it from the top folder:  make grade TASK=04_cuda/task4
  */
 #include "pr.h"
+#include "cpu_baseline.h" /* cpu_threads(), print_cpu_times(), print_vs_cpu() */
 
 #include <cuda_runtime.h>
+#include <string.h>
 
 #define TPB 256
+#define REPS 20 /* launches timed together by time_right */
 
 /* sums[r] = M[r][0] + ... + M[r][cols-1]; M is row-major. */
 __global__ void rowsum_kernel(const float *M, float *sums, long rows, int cols)
@@ -43,30 +50,38 @@ __global__ void rowsum_kernel(const float *M, float *sums, long rows, int cols)
     (void)M; (void)sums; (void)rows; (void)cols; /* TODO 1 */
 }
 
-static void rowsum_launch(const float *M, float *sums, long rows, int cols)
+/* On stream s (0: the default stream). */
+static void rowsum_launch(const float *M, float *sums, long rows, int cols, cudaStream_t s)
 {
-    rowsum_kernel<<<(unsigned)((rows + TPB - 1) / TPB), TPB>>>(M, sums, rows, cols);
+    rowsum_kernel<<<(unsigned)((rows + TPB - 1) / TPB), TPB, 0, s>>>(M, sums, rows, cols);
     CHECK(cudaGetLastError());
 }
 
-/* Returns the kernel's time in seconds, measured with events. */
-static double time_right(const float *dM, float *dsums, long rows, int cols)
+/* Returns the kernel's time in seconds, one launch's share of reps launches, measured
+ * with events. */
+static double time_right(const float *dM, float *dsums, long rows, int cols, int reps)
 {
     float ms = 0;
-    // TODO 2: Time one launch (use the launch helper above) with CUDA events,
-    //         as "Timing a GPU honestly" teaches, leaving the milliseconds in ms.
-    //         Must hold: the time covers the whole kernel and nothing of what the
+    // TODO 2: Time reps launches in a row (use the launch helper above, on the
+    //         default stream) with CUDA events, as "Timing a GPU honestly"
+    //         teaches, leaving the milliseconds of all of them in ms.  Must hold:
+    //         the time covers the whole of every kernel and nothing of what the
     //         host does before or after; the value is read only once the GPU has
     //         got there; every CUDA call is checked; nothing is leaked.  Not
     //         graded (times vary), but the "timed rightly" line depends on it.
     (void)dM; (void)dsums; (void)rows; (void)cols; /* TODO 2 */
-    return ms * 1e-3;
+    return ms * 1e-3 / reps;
 }
 
 /* ---- no need to change below ---- */
 
-static void rowsum_cpu(const float *M, float *sums, long rows, int cols)
+/* par: on every core with OpenMP (when built with it), else on this one. */
+static void rowsum_cpu(const float *M, float *sums, long rows, int cols, int par)
 {
+    (void)par;
+#ifdef _OPENMP
+#pragma omp parallel for if (par) schedule(static)
+#endif
     for (long r = 0; r < rows; r++) {
         float s = 0;
         for (int c = 0; c < cols; c++)
@@ -79,7 +94,7 @@ static void rowsum_cpu(const float *M, float *sums, long rows, int cols)
 static double time_wrong(const float *dM, float *dsums, long rows, int cols)
 {
     double t0 = pr_now();
-    rowsum_launch(dM, dsums, rows, cols);
+    rowsum_launch(dM, dsums, rows, cols, 0);
     double t = pr_now() - t0;
     CHECK(cudaDeviceSynchronize()); /* (only so the next measurement starts clean) */
     return t;
@@ -113,12 +128,16 @@ int main(int argc, char **argv)
     CHECK(cudaMemcpy(dM, M, (size_t)rows * cols * sizeof(float), cudaMemcpyHostToDevice));
 
     /* Part 1: the same kernel timed wrongly and rightly (after a warm-up). */
-    rowsum_launch(dM, dsums, rows, cols);
+    rowsum_launch(dM, dsums, rows, cols, 0);
     CHECK(cudaDeviceSynchronize());
     double t_wrong = time_wrong(dM, dsums, rows, cols);
-    double t_right = time_right(dM, dsums, rows, cols);
+    double t_right = time_right(dM, dsums, rows, cols, REPS);
+    rowsum_cpu(M, sums_cpu, rows, cols, 1); /* (warm-up: OpenMP starts its threads) */
     double t0 = pr_now();
-    rowsum_cpu(M, sums_cpu, rows, cols);
+    rowsum_cpu(M, sums_cpu, rows, cols, 1);
+    double t_omp = pr_now() - t0;
+    t0 = pr_now();
+    rowsum_cpu(M, sums_cpu, rows, cols, 0);
     double t_cpu = pr_now() - t0;
     CHECK(cudaMemcpy(sums, dsums, (size_t)rows * sizeof(float), cudaMemcpyDeviceToHost));
 
@@ -134,40 +153,89 @@ int main(int argc, char **argv)
     pr_result_int("wrong", wrong);
     pr_result_int("total", total);
 
-    pr_print_time("CPU", t_cpu, 0, NULL);
-    pr_print_time("GPU timed WRONGLY", t_wrong, t_cpu, "CPU");
-    pr_print_time("GPU timed rightly", t_right, t_cpu, "CPU");
+    print_cpu_times("CPU", t_cpu, t_omp);
+    print_vs_cpu("GPU timed WRONGLY", t_wrong, t_cpu, t_omp);
+    print_vs_cpu("GPU timed rightly", t_right, t_cpu, t_omp);
+    printf("  (rightly: %d launches back to back between two events, divided by %d)\n", REPS, REPS);
 
-    /* Part 2: once the copies count.  Best of 3 for each side, each size. */
-    printf("  %12s %14s %22s\n", "rows", "CPU (s)", "GPU incl. copies (s)");
-    long crossover = 0;
-    for (long r = 1000; r <= maxrows; r *= 10) {
-        double best_cpu = 1e30, best_gpu = 1e30;
-        for (int rep = 0; rep < 3; rep++) {
-            t0 = pr_now();
-            rowsum_cpu(M, sums_cpu, r, cols);
-            double t = pr_now() - t0;
-            best_cpu = t < best_cpu ? t : best_cpu;
-            t0 = pr_now();
-            CHECK(cudaMemcpy(dM, M, (size_t)r * cols * sizeof(float), cudaMemcpyHostToDevice));
-            rowsum_launch(dM, dsums, r, cols);
-            CHECK(cudaMemcpy(sums, dsums, (size_t)r * sizeof(float), cudaMemcpyDeviceToHost));
-            t = pr_now() - t0; /* the copy back waited for the kernel */
-            best_gpu = t < best_gpu ? t : best_gpu;
-        }
-        printf("  %12ld %14.6f %22.6f%s\n", r, best_cpu, best_gpu,
-               best_gpu < best_cpu ? "   GPU wins" : "");
-        if (!crossover && best_gpu < best_cpu)
-            crossover = r;
+    /* Part 2: the copies, from pageable memory (malloc) and from pinned memory
+     * (cudaMallocHost), the second asynchronous on a stream of its own. */
+    float *Mp, *sums_p;
+    CHECK(cudaMallocHost(&Mp, mbytes));
+    CHECK(cudaMallocHost(&sums_p, sbytes));
+    memcpy(Mp, M, mbytes);
+    cudaStream_t st;
+    CHECK(cudaStreamCreate(&st));
+    double best_pg = 1e30, best_pn = 1e30;
+    for (int rep = 0; rep < 3; rep++) {
+        t0 = pr_now();
+        CHECK(cudaMemcpy(dM, M, mbytes, cudaMemcpyHostToDevice));
+        double t = pr_now() - t0;
+        best_pg = t < best_pg ? t : best_pg;
+        t0 = pr_now();
+        CHECK(cudaMemcpyAsync(dM, Mp, mbytes, cudaMemcpyHostToDevice, st));
+        CHECK(cudaStreamSynchronize(st));
+        t = pr_now() - t0;
+        best_pn = t < best_pn ? t : best_pn;
     }
-    if (crossover)
-        printf("  the GPU (copies included) first wins at %ld rows\n", crossover);
-    else
-        printf("  the GPU (copies included) did not win up to %ld rows\n", maxrows);
+    printf("  copy of %.1f MB to the GPU: pageable %.2f GB/s, pinned %.2f GB/s (best of 3)\n", mbytes / 1e6,
+           mbytes / best_pg / 1e9, mbytes / best_pn / 1e9);
+
+    /* Part 3: once the copies count.  Best of 3 for each, each size. */
+    int nt = cpu_threads();
+    char omp_col[32];
+    snprintf(omp_col, sizeof omp_col, "CPU %d thr (s)", nt);
+    printf("  %10s %15s %15s %17s %15s\n", "rows", "CPU 1 core (s)", nt ? omp_col : "(no OpenMP)",
+           "GPU+pageable (s)", "GPU+pinned (s)");
+    long cross[2][2] = { { 0, 0 }, { 0, 0 } }; /* [pageable, pinned][vs 1 core, vs all] */
+    for (long r = 1000; r <= maxrows; r *= 10) {
+        size_t in = (size_t)r * cols * sizeof(float), out = (size_t)r * sizeof(float);
+        double best[4] = { 1e30, 1e30, 1e30, 1e30 }; /* CPU 1 core, CPU all, pageable, pinned */
+        for (int rep = 0; rep < 3; rep++) {
+            double t[4];
+            for (int par = 0; par < 2; par++) {
+                t0 = pr_now();
+                rowsum_cpu(M, sums_cpu, r, cols, par);
+                t[par] = pr_now() - t0;
+            }
+            t0 = pr_now();
+            CHECK(cudaMemcpy(dM, M, in, cudaMemcpyHostToDevice));
+            rowsum_launch(dM, dsums, r, cols, 0);
+            CHECK(cudaMemcpy(sums, dsums, out, cudaMemcpyDeviceToHost));
+            t[2] = pr_now() - t0; /* the copy back waited for the kernel */
+            t0 = pr_now();
+            CHECK(cudaMemcpyAsync(dM, Mp, in, cudaMemcpyHostToDevice, st));
+            rowsum_launch(dM, dsums, r, cols, st);
+            CHECK(cudaMemcpyAsync(sums_p, dsums, out, cudaMemcpyDeviceToHost, st));
+            CHECK(cudaStreamSynchronize(st)); /* the host waits here, and only here */
+            t[3] = pr_now() - t0;
+            for (int i = 0; i < 4; i++)
+                best[i] = t[i] < best[i] ? t[i] : best[i];
+        }
+        printf("  %10ld %15.6f %15.6f %17.6f %15.6f\n", r, best[0], nt ? best[1] : 0.0, best[2], best[3]);
+        for (int g = 0; g < 2; g++)
+            for (int c = 0; c < 1 + (nt > 0); c++)
+                if (!cross[g][c] && best[2 + g] < best[c])
+                    cross[g][c] = r;
+    }
+    for (int g = 0; g < 2; g++)
+        for (int c = 0; c < 1 + (nt > 0); c++) {
+            char who[40];
+            snprintf(who, sizeof who, c ? "%d OpenMP threads" : "1 core", nt);
+            if (cross[g][c])
+                printf("  GPU with %s copies vs %s: first wins at %ld rows\n", g ? "pinned" : "pageable", who,
+                       cross[g][c]);
+            else
+                printf("  GPU with %s copies vs %s: did not win up to %ld rows\n", g ? "pinned" : "pageable", who,
+                       maxrows);
+        }
 #ifdef CUDA_SIM
     printf("  (CUDA CPU simulator: these times say nothing about a GPU)\n");
 #endif
 
+    CHECK(cudaStreamDestroy(st));
+    CHECK(cudaFreeHost(Mp));
+    CHECK(cudaFreeHost(sums_p));
     CHECK(cudaFree(dM));
     CHECK(cudaFree(dsums));
     free(M), free(sums_cpu), free(sums);

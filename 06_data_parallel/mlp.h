@@ -23,11 +23,12 @@
  *   the GAN       net_t, make_net(), net_init(), net_forward(), sigmoid(),
  *   (task 7)      softplus(), the ring data set, make_noise(), gan_t,
  *                 input_gradient_check(), coverage()
- *   the GPUs      NCCL's communicator (HAVE_NCCL), pick_gpu(), print_ddp_time() (CHECK() is pr.h's),
- *   (task 6)      replica_t; mlp_forward() and mlp_backward() run on the GPU too
+ *   the GPUs      NCCL's communicator (HAVE_NCCL), pick_gpu(), print_cpu_baselines(),
+ *   (task 6)      print_ddp_time() (CHECK() is pr.h's), replica_t; mlp_forward() and
+ *                 mlp_backward() run on the GPU too
  *   the MLP's     mlp_backward() (in two halves, one per layer), serial_step(),
- *   backward      train_serial(): the last section, because it is task 1's
- *   pass          answer (see below)
+ *   backward      train_serial(), time_train_openmp() (task 6's CPU baseline on all
+ *   pass          cores): the last section, because it is task 1's answer (see below)
  *
  * A task that needs a section differently says so before the #include: task
  * 7 defines MLP_GAN (its two networks and its data instead of the MLP), task 9
@@ -44,6 +45,10 @@
 #define PARALLEL_ROOMS_MLP_H
 
 #include "pr.h"
+
+#ifdef _OPENMP
+#include <omp.h> /* task 6's CPU baseline on all cores (built with OpenMP as a CUDA program) */
+#endif
 
 /* Task 6 runs the MLP's forward and backward passes on the GPU too: compiled
  * as CUDA (by nvcc, or by the simulator) they are __host__ __device__. */
@@ -644,13 +649,36 @@ static inline void nccl_stop(void)
 #endif
 #endif
 
-/* A way's time per epoch (t for all epochs), its speedup over the serial run, and the
- * parallel efficiency on size ranks. */
-static inline void print_ddp_time(const char *way, double t, double t_serial, int epochs, int size)
+/* The CPU baselines' times per epoch (t_serial, t_omp for all epochs): the serial run on
+ * one core, and the same training with OpenMP on all cores (0: built without OpenMP). */
+static inline void print_cpu_baselines(double t_serial, double t_omp, int epochs)
+{
+    pr_print_time("serial CPU / epoch", t_serial / epochs, 0, NULL);
+#ifdef _OPENMP
+    char what[80];
+    snprintf(what, sizeof what, "CPU, %d OpenMP thr / epoch", omp_get_max_threads());
+    pr_print_time(what, t_omp / epochs, t_serial / epochs, "1 core");
+#else
+    (void)t_omp;
+#endif
+}
+
+/* A way's time per epoch (t for all epochs), its speedup over the serial run on one core
+ * and over the OpenMP run on all cores (when there is one), and the parallel efficiency
+ * on size ranks. */
+static inline void print_ddp_time(const char *way, double t, double t_serial, double t_omp, int epochs,
+                                  int size)
 {
     char what[80];
     snprintf(what, sizeof what, "%s / epoch", way);
-    pr_print_time(what, t / epochs, t_serial / epochs, "serial CPU");
+    pr_print_time(what, t / epochs, t_serial / epochs, "1 core (serial CPU)");
+#ifdef _OPENMP
+    if (pr_rank() == 0 && t_omp > 0 && t > 0)
+        printf("       %.2fx speedup vs %d OpenMP threads (the CPU baseline on all cores)\n", t_omp / t,
+               omp_get_max_threads());
+#else
+    (void)t_omp;
+#endif
     if (pr_rank() == 0)
         printf("       parallel efficiency t_serial / (p * t) = %.3f with p = %d\n", t_serial / (size * t),
                size);
@@ -816,6 +844,59 @@ static inline void train_serial(const dataset_t *data, const layout_t *L, long b
     free(perm);
     free(grad);
     free(h);
+}
+
+/* Task 6's CPU baseline on all cores: the serial training with each minibatch's
+ * gradient shared out among OpenMP's threads, each summing into a gradient of its own,
+ * added up in thread order (room 01's reduction by hand).  Returns the seconds it took
+ * (its model is thrown away: only its time is compared); 0 when built without OpenMP. */
+static inline double time_train_openmp(const dataset_t *data, const layout_t *L, long batch, int epochs,
+                                       uint64_t seed)
+{
+#ifdef _OPENMP
+    int nt = omp_get_max_threads();
+    long count = L->count;
+    long *perm = (long *)xcalloc((size_t)data->n, sizeof(long));
+    double *p = (double *)xcalloc((size_t)count, sizeof(double));
+    double *grads = (double *)xcalloc((size_t)nt * (size_t)count, sizeof(double));
+    double *hs = (double *)xcalloc((size_t)nt * (size_t)L->hidden, sizeof(double));
+#pragma omp parallel
+    { /* (OpenMP starts its threads here, before the clock) */
+    }
+    double start = pr_now();
+    mlp_init(p, L, seed);
+    for (int epoch = 0; epoch < epochs; epoch++) {
+        shuffle(perm, data->n, seed, epoch);
+        for (long first = 0; first < data->n; first += batch) {
+            long size = data->n - first < batch ? data->n - first : batch;
+            const long *idx = perm + first;
+            memset(grads, 0, (size_t)nt * (size_t)count * sizeof *grads);
+#pragma omp parallel
+            {
+                double *g = grads + (long)omp_get_thread_num() * count;
+                double *h = hs + (long)omp_get_thread_num() * L->hidden;
+#pragma omp for schedule(static)
+                for (long b = 0; b < size; b++) {
+                    const double *x = data->x + idx[b] * D;
+                    double err = mlp_forward(p, L, x, h) - data->y[idx[b]];
+                    mlp_backward(p, L, x, h, 2.0 * err / (double)size, g);
+                }
+            }
+            for (long i = 0; i < count; i++) {
+                double sum = 0.0;
+                for (int t = 0; t < nt; t++)
+                    sum += grads[(long)t * count + i];
+                p[i] -= L->lr * sum;
+            }
+        }
+    }
+    double seconds = pr_now() - start;
+    free(perm), free(p), free(grads), free(hs);
+    return seconds;
+#else
+    (void)data, (void)L, (void)batch, (void)epochs, (void)seed;
+    return 0.0;
+#endif
 }
 
 #endif /* task 1's answer */

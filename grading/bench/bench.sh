@@ -193,7 +193,8 @@ bench_gpu() {
     if ! command -v "$nvcc" >/dev/null 2>&1; then
         row cuda "GPU benchmarks" "-" "" 0 "" "" "" "" "NOT MEASURED: a GPU but no nvcc (set NVCC)"; return
     fi
-    local build=("$nvcc" -O3 -arch="$arch" -Igrading/include)
+    # (-I04_cuda: cpu_baseline.h; OpenMP for the programs' multi-threaded CPU baselines)
+    local build=("$nvcc" -O3 -arch="$arch" -Xcompiler -fopenmp -Igrading/include -I04_cuda)
     { "${build[@]}" -o "$out/bin/gpubench" grading/bench/gpubench.cu -lcublas &&
         "${build[@]}" -o "$out/bin/gpusum" solutions/04_cuda/task2.cu &&
         "${build[@]}" -o "$out/bin/gpumm" solutions/04_cuda/task3.cu -lcublas &&
@@ -248,13 +249,16 @@ bench_gpu() {
     local cross
     "$out/bin/gpucross" rows=100000 cols=10 > "$out/gpucross.txt" 2>&1 ||
         { not_run cuda "04 task4 transfer crossover" "$out/gpucross.txt"; return; }
-    cross=$(sed -nE 's/.*first wins at ([0-9]+) rows.*/\1/p' "$out/gpucross.txt")
-    local never; never=$(grep -m1 -oE 'did not win up to [0-9]+ rows' "$out/gpucross.txt")
-    if [ -n "$cross" ] || [ -n "$never" ]; then
-        row cuda "04 task4: rows where the GPU (copies included) first wins" "${cross:-none}" rows 0 "" "" "" "" "$never"
-    else
-        not_run cuda "04 task4 transfer crossover (no verdict printed)" "$out/gpucross.txt"
-    fi
+    # one verdict per kind of copy (pageable, pinned) and CPU baseline (1 core, OpenMP)
+    local line way never found=0
+    while IFS= read -r line; do
+        way=$(sed -nE 's/^  GPU with (.*): (first wins at|did not win up to) .*/\1/p' <<<"$line")
+        cross=$(sed -nE 's/.*first wins at ([0-9]+) rows.*/\1/p' <<<"$line")
+        never=$(grep -oE 'did not win up to [0-9]+ rows' <<<"$line")
+        found=1
+        row cuda "04 task4: rows where the GPU with $way first wins" "${cross:-none}" rows 0 "" "" "" "" "$never"
+    done < <(grep -E '^  GPU with .*(first wins at|did not win up to)' "$out/gpucross.txt")
+    [ "$found" = 1 ] || not_run cuda "04 task4 transfer crossover (no verdict printed)" "$out/gpucross.txt"
 }
 
 gpu_here() { command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; }
@@ -293,7 +297,7 @@ bench_gpu_ddp() {
     local nvcc p i s spread serial eff t1=nan libs=()
     nvcc=$(nvcc_path)
     ldconfig -p 2>/dev/null | grep -q libnccl && libs=(-lnccl)
-    "$nvcc" -O3 -arch="${CUDA_ARCH:-native}" -ccbin "$MPICXX" -Igrading/include -o "$out/bin/gpuddp" \
+    "$nvcc" -O3 -arch="${CUDA_ARCH:-native}" -Xcompiler -fopenmp -ccbin "$MPICXX" -Igrading/include -o "$out/bin/gpuddp" \
         solutions/06_data_parallel/task6.cu "${libs[@]}" ||
         { row dp "06 task6 GPU DDP" "-" "" 0 "" "" "" "" "FAILED: nvcc could not build it"; return; }
     for p in 1 2 3 4; do
@@ -304,6 +308,13 @@ bench_gpu_ddp() {
         read -r s spread < <(for f in "$out"/gpuddp."$p".*.txt; do time_of "GPU DDP, staged / epoch" < "$f"; done | stats)
         read -r serial _ < <(for f in "$out"/gpuddp."$p".*.txt; do time_of "serial CPU / epoch" < "$f"; done | stats)
         [ "$p" = 1 ] && t1=$s
+        if [ "$p" = 1 ]; then  # the CPU baseline on all cores (OpenMP), beside the serial one
+            local omp omp_label
+            omp_label=$(grep -m1 -oE 'CPU, [0-9]+ OpenMP thr' "$out/gpuddp.1.1.txt")
+            read -r omp _ < <(for f in "$out"/gpuddp.1.*.txt; do time_of "$omp_label / epoch" < "$f"; done | stats)
+            [ -n "$omp_label" ] && row dp "06 task6 $omp_label, per epoch" "$omp" s "" "serial CPU" "$serial s" \
+                "$(ratio "$serial" "$omp")" "" "GPU DDP (staged, 1 rank) vs it: $(ratio "$omp" "$s")"
+        fi
         eff=$(efficiency "$t1" "$s" "$p")
         row dp "06 task6 GPU DDP (staged), $p rank(s), per epoch (efficiency vs 1 rank $eff)" "$s" s "$spread" "serial CPU" "$serial s" \
             "$(ratio "$serial" "$s")" "" "$(grep -m1 -oE 'NCCL: SKIP[^)]*\)' "$out/gpuddp.$p.1.txt")"

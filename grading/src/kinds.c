@@ -10,10 +10,13 @@ const kind_info kinds[] = {
     { "openmp", KIND_OPENMP | KIND_PTHREAD, NULL, NULL },
     { "processes", KIND_PTHREAD, NULL, NULL },
     { "mpi", KIND_MPI, NULL, NULL },
-    { "cuda", KIND_CUDA | KIND_SIMULABLE, NULL, NULL },
-    { "cuda_mpi", KIND_CUDA | KIND_SIMULABLE | KIND_MPI | KIND_MPI_CXX_HOST | KIND_CUDA_AWARE, NULL, NULL },
+    /* CUDA kinds: host code with OpenMP too, for the multi-threaded CPU baselines the
+     * programs time beside the GPU (guarded by _OPENMP: a build without it still works) */
+    { "cuda", KIND_CUDA | KIND_SIMULABLE | KIND_OPENMP, NULL, NULL },
+    { "cuda_mpi", KIND_CUDA | KIND_SIMULABLE | KIND_MPI | KIND_MPI_CXX_HOST | KIND_CUDA_AWARE | KIND_OPENMP, NULL,
+      NULL },
     /* NCCL: simulated on MPI (grading/sim/nccl.h), so simcc builds it as it does cuda_mpi */
-    { "nccl", KIND_CUDA | KIND_SIMULABLE | KIND_MPI | KIND_MPI_CXX_HOST, "-lnccl", NULL },
+    { "nccl", KIND_CUDA | KIND_SIMULABLE | KIND_MPI | KIND_MPI_CXX_HOST | KIND_OPENMP, "-lnccl", NULL },
 };
 const int nkinds = (int)(sizeof kinds / sizeof kinds[0]);
 

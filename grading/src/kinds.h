@@ -16,7 +16,7 @@ enum {
     KIND_SIMULABLE = 1u << 2,    /* CUDA code the CPU simulator (grading/sim/simcc) can build */
     KIND_MPI_CXX_HOST = 1u << 3, /* nvcc's (simcc's) host compiler is MPI's C++ wrapper: -ccbin MPICXX */
     KIND_PTHREAD = 1u << 4,      /* linked with -pthread */
-    KIND_OPENMP = 1u << 5,       /* compiled with -fopenmp (before -pthread) */
+    KIND_OPENMP = 1u << 5,       /* compiled with -fopenmp (before -pthread); nvcc: -Xcompiler -fopenmp */
     KIND_CUDA_AWARE = 1u << 6,   /* may hand device pointers to MPI (pr.h's pr_mpi_cuda_aware), so
                                   * PR_CUDA_AWARE=1 on an MPI that is not CUDA-aware crashes it */
 };

@@ -1229,19 +1229,23 @@ static void test_kinds_build_commands(void)
           { "mpicc", "-std=c11", "-O2", I_PATHS, "-o", "t", "t.src", "-lm" },
           { "mpicc", "-std=c11", "-O2", "-Werror", I_PATHS, "-o", "t", "t.src", "-lm" } },
         { "cuda", 0, 1, "sim",
-          { "nvcc", "-O2", "-arch=native", I_PATHS, "-o", "t", "t.src", "-lm" },
-          { "/w/grading/sim/simcc", "-O2", I_PATHS, "-o", "t", "t.src", "-lm" },
-          { "nvcc", "-O2", "-arch=native", "-Werror=all-warnings", I_PATHS, "-o", "t", "t.src", "-lm" } },
+          { "nvcc", "-O2", "-arch=native", I_PATHS, "-o", "t", "t.src", "-Xcompiler", "-fopenmp", "-lm" },
+          { "/w/grading/sim/simcc", "-O2", I_PATHS, "-o", "t", "t.src", "-fopenmp", "-lm" },
+          { "nvcc", "-O2", "-arch=native", "-Werror=all-warnings", I_PATHS, "-o", "t", "t.src", "-Xcompiler",
+            "-fopenmp", "-lm" } },
         { "cuda_mpi", 1, 1, "sim",
-          { "nvcc", "-O2", "-arch=native", "-ccbin", "mpicxx", I_PATHS, "-o", "t", "t.src", "-lm" },
-          { "/w/grading/sim/simcc", "-O2", "-ccbin", "mpicxx", I_PATHS, "-o", "t", "t.src", "-lm" },
+          { "nvcc", "-O2", "-arch=native", "-ccbin", "mpicxx", I_PATHS, "-o", "t", "t.src", "-Xcompiler", "-fopenmp",
+            "-lm" },
+          { "/w/grading/sim/simcc", "-O2", "-ccbin", "mpicxx", I_PATHS, "-o", "t", "t.src", "-fopenmp", "-lm" },
           { "nvcc", "-O2", "-arch=native", "-Werror=all-warnings", "-ccbin", "mpicxx", I_PATHS, "-o", "t", "t.src",
-            "-lm" } },
+            "-Xcompiler", "-fopenmp", "-lm" } },
         { "nccl", 1, 1, "sim",
-          { "nvcc", "-O2", "-arch=native", "-ccbin", "mpicxx", I_PATHS, "-o", "t", "t.src", "-lnccl", "-lm" },
-          { "/w/grading/sim/simcc", "-O2", "-ccbin", "mpicxx", I_PATHS, "-o", "t", "t.src", "-lnccl", "-lm" },
+          { "nvcc", "-O2", "-arch=native", "-ccbin", "mpicxx", I_PATHS, "-o", "t", "t.src", "-Xcompiler", "-fopenmp",
+            "-lnccl", "-lm" },
+          { "/w/grading/sim/simcc", "-O2", "-ccbin", "mpicxx", I_PATHS, "-o", "t", "t.src", "-fopenmp", "-lnccl",
+            "-lm" },
           { "nvcc", "-O2", "-arch=native", "-Werror=all-warnings", "-ccbin", "mpicxx", I_PATHS, "-o", "t", "t.src",
-            "-lnccl", "-lm" } },
+            "-Xcompiler", "-fopenmp", "-lnccl", "-lm" } },
     };
 #undef I_PATHS
     /* every row of the kinds table, and no other */
@@ -1299,8 +1303,16 @@ static void test_kinds_build_commands(void)
     strlist cmd = { 0 };
     build_command(&cpu, &task, "t.src", "t", &cmd);
     CU_ASSERT(words_are(&cmd, WORDS("/w/grading/sim/simcc", "-O2", "-I/w/grading/include", "-I/w/01_x", "-o", "t",
-                                    "t.src", "-lnccl", "-lcublas", "-lm")));
+                                    "t.src", "-fopenmp", "-lnccl", "-lcublas", "-lm")));
     sl_free(&cmd);
+    /* the simulator's race checker: no OpenMP (libgomp is not built for ThreadSanitizer) */
+    task.libs = NULL;
+    cpu.racecheck = 1;
+    build_command(&cpu, &task, "t.src", "t", &cmd);
+    CU_ASSERT(words_are(&cmd, WORDS("/w/grading/sim/simcc", "-O2", "--racecheck", "-I/w/grading/include", "-I/w/01_x",
+                                    "-o", "t", "t.src", "-lm")));
+    sl_free(&cmd);
+    cpu.racecheck = 0;
     toolchain_free(&gpu);
     toolchain_free(&cpu);
 }

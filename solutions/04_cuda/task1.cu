@@ -15,14 +15,18 @@
  * CPU and the GPU alike, so every solution must match the CPU's exactly.
  *
  * Build and run by hand, from the room's folder:
- *   on a GPU:  nvcc -O2 -arch=native -I../grading/include -o task1 task1.cu
- *   anywhere:  ../grading/sim/simcc -O2 -I../grading/include -o task1 task1.cu
+ *   on a GPU:  nvcc -O2 -arch=native -Xcompiler -fopenmp -I../grading/include -o task1 task1.cu
+ *   anywhere:  ../grading/sim/simcc -O2 -fopenmp -I../grading/include -o task1 task1.cu
  *   ./task1 n=10000000 tpb=256
  * Grade it from the top folder:  make grade TASK=04_cuda/task1
  */
 #include "pr.h" /* with CHECK(call): a CUDA call that fails stops the program (README: "Checking errors") */
+#include "cpu_baseline.h" /* the CPU on 1 core and on all: print_cpu_times(), print_vs_cpu() */
 
 #include <cuda_runtime.h>
+#include <string.h>
+
+#define REPS 10 /* kernel launches timed together */
 
 /* x[i] = -b[i] / a[i] for every i < n. */
 __global__ void solve_kernel(const float *a, const float *b, float *x, long n)
@@ -56,8 +60,13 @@ static void solve_launch(const float *a, const float *b, float *x, long n, int t
 
 /* ---- no need to change below ---- */
 
-static void solve_cpu(const float *a, const float *b, float *x, long n)
+/* par: on every core with OpenMP (when built with it), else on this one. */
+static void solve_cpu(const float *a, const float *b, float *x, long n, int par)
 {
+    (void)par;
+#ifdef _OPENMP
+#pragma omp parallel for if (par) schedule(static)
+#endif
     for (long i = 0; i < n; i++)
         x[i] = -b[i] / a[i];
 }
@@ -84,8 +93,12 @@ int main(int argc, char **argv)
         b[i] = (float)pr_rng_range(&rng, -1000, 1000);
     }
 
+    solve_cpu(a, b, x_cpu, n, 1); /* (warm-up: OpenMP starts its threads) */
     double t0 = pr_now();
-    solve_cpu(a, b, x_cpu, n);
+    solve_cpu(a, b, x_cpu, n, 1);
+    double t_omp = pr_now() - t0;
+    t0 = pr_now();
+    solve_cpu(a, b, x_cpu, n, 0);
     double t_cpu = pr_now() - t0;
 
     float *da, *db, *dx;
@@ -100,7 +113,8 @@ int main(int argc, char **argv)
     solve_launch(da, db, dx, n, tpb);
     CHECK(cudaDeviceSynchronize());
 
-    /* With transfers: copy in, solve, copy out; the last copy waits for the kernel. */
+    /* With transfers from pageable memory (malloc): copy in, solve, copy out; the last
+     * copy waits for the kernel. */
     t0 = pr_now();
     CHECK(cudaMemcpy(da, a, bytes, cudaMemcpyHostToDevice));
     CHECK(cudaMemcpy(db, b, bytes, cudaMemcpyHostToDevice));
@@ -108,12 +122,29 @@ int main(int argc, char **argv)
     CHECK(cudaMemcpy(x_gpu, dx, bytes, cudaMemcpyDeviceToHost));
     double t_with = pr_now() - t0;
 
-    /* Kernel only, timed with events recorded on the GPU itself. */
+    /* The same from pinned memory (cudaMallocHost): asynchronous copies, queued with the
+     * kernel; the host waits once, at the end.  (Its answer is checked below too.) */
+    float *pa, *pb, *px;
+    CHECK(cudaMallocHost(&pa, bytes));
+    CHECK(cudaMallocHost(&pb, bytes));
+    CHECK(cudaMallocHost(&px, bytes));
+    memcpy(pa, a, bytes);
+    memcpy(pb, b, bytes);
+    t0 = pr_now();
+    CHECK(cudaMemcpyAsync(da, pa, bytes, cudaMemcpyHostToDevice, 0));
+    CHECK(cudaMemcpyAsync(db, pb, bytes, cudaMemcpyHostToDevice, 0));
+    solve_launch(da, db, dx, n, tpb);
+    CHECK(cudaMemcpyAsync(px, dx, bytes, cudaMemcpyDeviceToHost, 0));
+    CHECK(cudaStreamSynchronize(0));
+    double t_pinned = pr_now() - t0;
+
+    /* Kernel only: REPS launches between two events recorded on the GPU itself. */
     cudaEvent_t start, stop;
     CHECK(cudaEventCreate(&start));
     CHECK(cudaEventCreate(&stop));
     CHECK(cudaEventRecord(start));
-    solve_launch(da, db, dx, n, tpb);
+    for (int rep = 0; rep < REPS; rep++)
+        solve_launch(da, db, dx, n, tpb);
     CHECK(cudaEventRecord(stop));
     CHECK(cudaEventSynchronize(stop));
     float ms = 0;
@@ -123,7 +154,7 @@ int main(int argc, char **argv)
     long wrong = 0;
     double sum = 0;
     for (long i = 0; i < n; i++) {
-        if (x_gpu[i] != x_cpu[i])
+        if (x_gpu[i] != x_cpu[i] || px[i] != x_cpu[i])
             wrong++;
         sum += x_gpu[i];
     }
@@ -135,9 +166,12 @@ int main(int argc, char **argv)
     pr_result_int("wrong", wrong);
     pr_result_double("sum_x", sum, 1e-12);
 
-    pr_print_time("CPU", t_cpu, 0, NULL);
-    pr_print_time("GPU kernel only", ms * 1e-3, t_cpu, "CPU");
-    pr_print_time("GPU with transfers", t_with, t_cpu, "CPU");
+    print_cpu_times("CPU", t_cpu, t_omp);
+    print_vs_cpu("GPU kernel only", ms * 1e-3 / REPS, t_cpu, t_omp);
+    print_vs_cpu("GPU + pageable copies", t_with, t_cpu, t_omp);
+    print_vs_cpu("GPU + pinned copies", t_pinned, t_cpu, t_omp);
+    printf("  (kernel only: %d launches between two events, divided by %d; copies: %.1f MB in, %.1f MB out)\n",
+           REPS, REPS, 2.0 * bytes / 1e6, bytes / 1e6);
 #ifdef CUDA_SIM
     printf("  (CUDA CPU simulator: these times say nothing about a GPU)\n");
 #endif
@@ -147,6 +181,9 @@ int main(int argc, char **argv)
     CHECK(cudaFree(da));
     CHECK(cudaFree(db));
     CHECK(cudaFree(dx));
+    CHECK(cudaFreeHost(pa));
+    CHECK(cudaFreeHost(pb));
+    CHECK(cudaFreeHost(px));
     free(a), free(b), free(x_cpu), free(x_gpu);
     return pr_finish();
 }

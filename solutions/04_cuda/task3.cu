@@ -27,12 +27,13 @@
  * every result must match the CPU's exactly.
  *
  * Build and run by hand, from the room's folder:
- *   on a GPU:  nvcc -O2 -arch=native -I../grading/include -o task3 task3.cu -lcublas
- *   anywhere:  ../grading/sim/simcc -O2 -I../grading/include -o task3 task3.cu -lcublas
+ *   on a GPU:  nvcc -O2 -arch=native -Xcompiler -fopenmp -I../grading/include -o task3 task3.cu -lcublas
+ *   anywhere:  ../grading/sim/simcc -O2 -fopenmp -I../grading/include -o task3 task3.cu -lcublas
  *   ./task3 m=2048 n=2048 k=2048
  * Grade it from the top folder:  make grade TASK=04_cuda/task3
  */
 #include "pr.h"
+#include "cpu_baseline.h" /* the CPU on 1 core and on all: print_cpu_times(), print_vs_cpu() */
 
 #include <cuda_runtime.h>
 #include <cublas_v2.h>
@@ -133,6 +134,28 @@ static long count_wrong(const float *got, const float *want, long count)
     return wrong;
 }
 
+/* The CPU's y = W*x + b and C = A*B (rows in the cache-friendly i-p-j order); par: on
+ * every core with OpenMP (when built with it), a row of the result per iteration. */
+static void products_cpu(const float *A, const float *B, const float *x, const float *b, float *y, float *C,
+                         int m, int n, int k, int par)
+{
+    (void)par;
+#ifdef _OPENMP
+#pragma omp parallel for if (par) schedule(static)
+#endif
+    for (int i = 0; i < m; i++) {
+        float s = b[i];
+        for (int j = 0; j < k; j++)
+            s += A[(long)i * k + j] * x[j];
+        y[i] = s;
+        for (int j = 0; j < n; j++)
+            C[(long)i * n + j] = 0;
+        for (int p = 0; p < k; p++)
+            for (int j = 0; j < n; j++)
+                C[(long)i * n + j] += A[(long)i * k + p] * B[(long)p * n + j];
+    }
+}
+
 static double gflops(double flops, double secs)
 {
     return secs > 0 ? flops / secs / 1e9 : 0.0;
@@ -162,23 +185,13 @@ int main(int argc, char **argv)
     fill(x, k, &rng);
     fill(b, m, &rng);
 
+    /* The CPU: with OpenMP on all cores, then on one (the products take ~all the time). */
+    cpu_warm_up();
     double t0 = pr_now();
-    for (int i = 0; i < m; i++) {
-        float s = b[i];
-        for (int j = 0; j < k; j++)
-            s += A[(long)i * k + j] * x[j];
-        y_cpu[i] = s;
-    }
-    double t_mv_cpu = pr_now() - t0;
+    products_cpu(A, B, x, b, y_cpu, C_cpu, m, n, k, 1);
+    double t_mm_omp = pr_now() - t0;
     t0 = pr_now();
-    for (long i = 0; i < sc; i++)
-        C_cpu[i] = 0;
-    for (int i = 0; i < m; i++)
-        for (int p = 0; p < k; p++) {
-            float a = A[(long)i * k + p];
-            for (int j = 0; j < n; j++)
-                C_cpu[(long)i * n + j] += a * B[(long)p * n + j];
-        }
+    products_cpu(A, B, x, b, y_cpu, C_cpu, m, n, k, 0);
     double t_mm_cpu = pr_now() - t0;
 
     float *dA, *dB, *dC, *dx, *db, *dy;
@@ -246,13 +259,13 @@ int main(int argc, char **argv)
     pr_check_int("C tiled: entries wrong", count_wrong(C, C_cpu, sc), 0);
     pr_result_int("C_tiled_checksum", checksum(C, sc));
 
-    pr_print_time("W*x+b CPU", t_mv_cpu, 0, NULL);
-    pr_print_time("W*x+b GPU kernel", t_mv, t_mv_cpu, "CPU");
-    pr_print_time("A*B CPU", t_mm_cpu, 0, NULL);
-    pr_print_time("A*B GPU naive", t_naive, t_mm_cpu, "CPU");
-    pr_print_time("A*B GPU tiled", t_tiled, t_mm_cpu, "CPU");
-    printf("  A*B: CPU %.2f GFLOP/s, naive %.2f GFLOP/s, tiled %.2f GFLOP/s\n",
-           gflops(mm_flops, t_mm_cpu), gflops(mm_flops, t_naive), gflops(mm_flops, t_tiled));
+    pr_print_time("W*x+b GPU kernel", t_mv, 0, NULL);
+    print_cpu_times("A*B CPU", t_mm_cpu, t_mm_omp);
+    print_vs_cpu("A*B GPU naive", t_naive, t_mm_cpu, t_mm_omp);
+    print_vs_cpu("A*B GPU tiled", t_tiled, t_mm_cpu, t_mm_omp);
+    printf("  A*B: CPU 1 core %.2f GFLOP/s, CPU OpenMP %.2f GFLOP/s, naive %.2f GFLOP/s, tiled %.2f GFLOP/s\n",
+           gflops(mm_flops, t_mm_cpu), cpu_threads() ? gflops(mm_flops, t_mm_omp) : 0.0, gflops(mm_flops, t_naive),
+           gflops(mm_flops, t_tiled));
 
     /* cuBLAS works in column-major order.  Row-major C = A*B is column-major
      * C^T = B^T * A^T, so ask for B*A with the sizes swapped. */
@@ -278,7 +291,7 @@ int main(int argc, char **argv)
     CHECK(cudaMemcpy(C, dC, sc * sizeof(float), cudaMemcpyDeviceToHost));
     pr_check_int("C cuBLAS: entries wrong", count_wrong(C, C_cpu, sc), 0);
     pr_result_int("C_cublas_checksum", checksum(C, sc));
-    pr_print_time("A*B cuBLAS", t_cublas, t_mm_cpu, "CPU");
+    print_vs_cpu("A*B cuBLAS", t_cublas, t_mm_cpu, t_mm_omp);
     printf("  A*B: cuBLAS %.2f GFLOP/s\n", gflops(mm_flops, t_cublas));
     if (cublasDestroy(handle) != CUBLAS_STATUS_SUCCESS) {
         fprintf(stderr, "%s:%d: cublasDestroy failed\n", __FILE__, __LINE__);

@@ -1,0 +1,75 @@
+/*
+ * cpu_baseline.h -- room 04's CPU baselines: what tasks 1, 3 and 4 share to compare
+ * a GPU with the CPU fairly.  Each includes it after pr.h.
+ *
+ *   cpu_threads()                        OpenMP's thread count; 0 when built without it
+ *   cpu_warm_up()                        starts OpenMP's threads before anything is timed
+ *   print_cpu_times(what, t1, tn)        the CPU loop on 1 core and on all of them
+ *   print_vs_cpu(what, t, t1, tn)        a GPU time, with its speedup against each
+ *
+ * A GPU's speedup against one CPU core says little: room 01 ran the same loops on
+ * every core with OpenMP, and a server has dozens.  So the tasks time their CPU loop
+ * twice, on one core and with OpenMP on all of them (OMP_NUM_THREADS limits it), and
+ * label every speedup with its baseline.  The grader builds CUDA programs with OpenMP
+ * (nvcc -Xcompiler -fopenmp; simcc -fopenmp); a build without it prints the
+ * one-core figures only.  In the CPU simulator no GPU figure means anything.
+ *
+ * You need not edit it; reading it is optional.  README.md: "Moving data: why
+ * transfers can eat the gain" and "Timing a GPU honestly".
+ */
+#ifndef PARALLEL_ROOMS_CPU_BASELINE_H
+#define PARALLEL_ROOMS_CPU_BASELINE_H
+
+#include "pr.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/* The threads an OpenMP loop gets here, or 0 when the program was built without OpenMP. */
+static inline int cpu_threads(void)
+{
+#ifdef _OPENMP
+    return omp_get_max_threads();
+#else
+    return 0;
+#endif
+}
+
+/* OpenMP starts its threads at the first parallel loop: do that before timing one. */
+static inline void cpu_warm_up(void)
+{
+#ifdef _OPENMP
+#pragma omp parallel
+    {
+    }
+#endif
+}
+
+/* The CPU loop's time on one core (t1) and on cpu_threads() threads (tn, when built
+ * with OpenMP), with the second's speedup over the first. */
+static inline void print_cpu_times(const char *what, double t1, double tn)
+{
+    char label[80];
+    snprintf(label, sizeof label, "%s, 1 core", what);
+    pr_print_time(label, t1, 0, NULL);
+    if (cpu_threads() > 0) {
+        snprintf(label, sizeof label, "%s, %d OpenMP threads", what, cpu_threads());
+        pr_print_time(label, tn, t1, "1 core");
+    } else {
+        printf("  (built without OpenMP: no multi-threaded CPU baseline; add -Xcompiler -fopenmp)\n");
+    }
+}
+
+/* A GPU time with its speedup against the CPU on one core (t1) and on all (tn). */
+static inline void print_vs_cpu(const char *what, double t, double t1, double tn)
+{
+    printf("  time %-23s %10.6f s", what, t);
+    if (t > 0 && t1 > 0)
+        printf("   (%.2fx speedup vs 1 core", t1 / t);
+    if (t > 0 && t1 > 0 && tn > 0 && cpu_threads() > 0)
+        printf(", %.2fx vs %d OpenMP threads", tn / t, cpu_threads());
+    printf("%s\n", t > 0 && t1 > 0 ? ")" : "");
+}
+
+#endif /* PARALLEL_ROOMS_CPU_BASELINE_H */

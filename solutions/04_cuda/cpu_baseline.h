@@ -1,0 +1,1 @@
+../../04_cuda/cpu_baseline.h
