@@ -55,7 +55,7 @@ GRADE_FILTER := $(if $(ROOM),--room $(ROOM)) $(if $(TASK),--task $(TASK))
 # V=1: the grader prints every command it runs; GRADESCOPE=path: also Gradescope's results.json.
 GRADE_OPTS := $(if $(filter 1,$(V)),--verbose) $(if $(GRADESCOPE),--gradescope '$(GRADESCOPE)')
 
-.PHONY: all list grade test test-fresh unit-test check-dictation check-generated check-solutions check-tasks check-hostile check-sim check-gpu test-cluster test-openmpi check-class check-class-html check-deps check-bench check-shell check-grade-cli check-sandbox sanitize sanitize-gpu gpu-session \
+.PHONY: all list grade test test-fresh unit-test check-dictation check-generated check-solutions check-tasks check-hostile check-sim check-gpu test-cluster test-openmpi check-class check-gradescope check-class-html check-deps check-bench check-shell check-grade-cli check-sandbox sanitize sanitize-gpu gpu-session \
         check-learner-loop stress fuzz check-data-safety \
         pristine generate doctor deps hint reset grade-class progress watch diff bench clean help
 
@@ -106,7 +106,7 @@ grade: $(GRADE)
 test:
 	$(Q)$(DEPS) ensure test
 	$(Q)$(MAKE) --no-print-directory unit-test check-sim check-generated check-solutions check-tasks check-hostile \
-	    check-dictation check-class check-learner-loop check-data-safety check-deps check-bench check-gpu check-shell check-grade-cli check-sandbox
+	    check-dictation check-class check-gradescope check-learner-loop check-data-safety check-deps check-bench check-gpu check-shell check-grade-cli check-sandbox
 	@echo "make test: all checks passed"
 
 unit-test: $(UNIT)
@@ -193,6 +193,11 @@ check-learner-loop: $(GRADE)
 check-class: $(GRADE) $(CLASS_REPORT)
 	$(Q)bash grading/tests/check-class-report.sh
 	$(Q)bash grading/tests/check-class.sh
+
+## check-gradescope: Gradescope's run_autograder (grading/templates/gradescope) on a fake /autograder:
+##                   solved, broken, hostile and empty submissions get a valid results.json, nothing forged
+check-gradescope: $(GRADE) $(CLASS_REPORT)
+	$(Q)bash grading/tests/check-gradescope.sh
 
 ## check-class-html: (not in make test) renders the class summary in headless Chromium: build/class-summary.png
 check-class-html: $(GRADE) $(CLASS_REPORT)

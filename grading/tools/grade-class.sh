@@ -13,8 +13,8 @@
 # only those), CLASS_OUT (default build/class), GRADE_TIMEOUT_SCALE as usual,
 # SANDBOX=off (grade without the sandbox: said in every report and the summary).
 # Output under CLASS_OUT: students/NAME/{grade-report.json, grade-report.xml,
-# grade.log, progress.json when the checkout had one} or students/NAME/error.txt,
-# class.csv, hints.csv and summary.html.
+# results.json (Gradescope's), grade.log, progress.json when the checkout had one}
+# or students/NAME/error.txt, class.csv, hints.csv and summary.html.
 #
 # Each student's builds and programs run in the grader's sandbox (bubblewrap: no
 # solutions, no references, no other students, no network); without one this stops,
@@ -172,7 +172,7 @@ grade_student() {
         rm -rf "$dir/src" # only the copied task files are kept
         grading/bin/grade --root "$root" --tasks-from "$dir/tree" --build-dir "$dir/build" \
             --ref-dir "$out/ref" --json "$dir/grade-report.json" --junit "$dir/grade-report.xml" \
-            --quiet "${filter[@]}" > "$dir/grade.log" 2>&1
+            --gradescope "$dir/results.json" --quiet "${filter[@]}" > "$dir/grade.log" 2>&1
         rc=$?
         rm -rf "$dir/build/bin" # executables: large, and not needed any more
         if [ $rc -ne 0 ] && [ $rc -ne 1 ] && [ ! -s "$dir/grade-report.json" ]; then
