@@ -13,9 +13,11 @@
 #      cluster login node): `make grade` must fetch jansson and inih into the checkout
 #      (build/deps) by itself, build the grader against them and grade the rooms that
 #      need nothing else, naming MPI as missing.
-# Each copy is a chroot with /proc, /sys and /dev bound in, all unmounted on exit (and
-# before anything is removed). Needs root, debootstrap (installed if missing) and the
-# network to the Debian mirror (DEBIAN_MIRROR, default http://deb.debian.org/debian);
+# Each copy is run as the root of a mount namespace made by bubblewrap (as root: pivot_root,
+# with the host's /dev and /sys and a new /proc), not a chroot: the kernel refuses user
+# namespaces inside a chroot, so the grader's own sandbox could not work there. Nothing
+# is mounted outside the namespace. Needs root, debootstrap and bubblewrap (installed if
+# missing) and the network to the Debian mirror (DEBIAN_MIRROR, default http://deb.debian.org/debian);
 # without root: SKIP. Takes about 3 minutes with FRESH=grade; the whole run adds make
 # test's own time (see CONTRIBUTING.md).
 set -u
@@ -30,12 +32,15 @@ part=${FRESH:-all}
 if [ "$(id -u)" -ne 0 ]; then
     t_skip "needs root (debootstrap and chroot)"; t_summary; exit
 fi
-if ! command -v debootstrap >/dev/null 2>&1; then
+if ! command -v debootstrap >/dev/null 2>&1 || ! command -v bwrap >/dev/null 2>&1; then
     if command -v apt-get >/dev/null 2>&1; then
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap >/dev/null 2>&1 ||
-            { apt-get update -q >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap >/dev/null 2>&1; }
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap bubblewrap >/dev/null 2>&1 ||
+            { apt-get update -q >/dev/null 2>&1 &&
+              DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap bubblewrap >/dev/null 2>&1; }
     fi
-    command -v debootstrap >/dev/null 2>&1 || { t_skip "debootstrap is not installed and could not be"; t_summary; exit; }
+    if ! command -v debootstrap >/dev/null 2>&1 || ! command -v bwrap >/dev/null 2>&1; then
+        t_skip "debootstrap and bubblewrap are not installed and could not be"; t_summary; exit
+    fi
 fi
 
 # Scratch roots live under build/fresh; a root's mounts go before the root does.
@@ -74,8 +79,7 @@ if [ ! -s "$base" ]; then
     rm -rf "$cache/base"
 fi
 
-# new_root NAME: a fresh copy of the base, with the checkout in /work/rooms (owned by
-# OWNER when given), /proc, /sys, /dev bound in; prints its path.
+# new_root NAME: a fresh copy of the base, with the checkout in /work/rooms; prints its path.
 new_root() {
     local r=$cache/$1
     unmount_all "$r"; rm -rf "$r"
@@ -85,13 +89,11 @@ new_root() {
         tar --null -T - -cf - | tar -C "$r/work/rooms" -xf - || return 1
     cp -a .git "$r/work/rooms/.git" || return 1
     cp /etc/resolv.conf "$r/etc/resolv.conf" 2>/dev/null
-    local d
-    for d in proc sys dev dev/pts; do mount --bind "/$d" "$r/$d" || return 1; done
-    mount -t tmpfs tmpfs "$r/dev/shm" || return 1
     echo "$r"
 }
-in_root() {  # ROOT COMMAND: runs it in the chroot as root, with a plain environment
-    chroot "$1" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+in_root() {  # ROOT COMMAND: runs it with ROOT as /, as root, with a plain environment
+    bwrap --bind "$1" / --dev-bind /dev /dev --proc /proc --bind /sys /sys --perms 1777 --tmpfs /dev/shm --perms 1777 --tmpfs /tmp \
+        --die-with-parent /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
         HOME=/root LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive /bin/bash -c "$2"
 }
 
