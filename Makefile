@@ -56,7 +56,7 @@ GRADE_FILTER := $(if $(ROOM),--room $(ROOM)) $(if $(TASK),--task $(TASK))
 GRADE_OPTS := $(if $(filter 1,$(V)),--verbose) $(if $(GRADESCOPE),--gradescope '$(GRADESCOPE)')
 
 .PHONY: all list grade test test-fresh unit-test check-dictation check-generated check-solutions check-tasks check-hostile check-sim check-gpu test-cluster test-openmpi check-class check-gradescope check-class-html check-deps check-bench check-shell check-grade-cli check-sandbox sanitize sanitize-gpu gpu-session \
-        check-learner-loop stress fuzz check-data-safety \
+        check-learner-loop stress fuzz check-data-safety test-container \
         pristine generate doctor deps hint reset grade-class progress watch diff bench clean help
 
 all: $(GRADE) $(PRGEN) $(CLASS_REPORT)
@@ -238,6 +238,11 @@ test-openmpi: $(GRADE)
 ##             FRESH=grade: the make grade parts only (CI)
 test-fresh:
 	$(Q)FRESH='$(FRESH)' bash grading/tests/test-fresh.sh
+
+## test-container: (root) the Containerfile built with podman on test-fresh's bare Debian 12, then
+##                 make grade in it: a task FAILs edited and PASSes solved, a CUDA task PASSes simulated
+test-container:
+	$(Q)bash grading/tests/test-container.sh
 
 ## generate: (maintainers) rewrite the tasks from the solutions; differing files are backed up first
 generate: $(PRGEN)
