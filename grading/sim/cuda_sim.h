@@ -85,6 +85,7 @@
 #define __forceinline__ inline __attribute__((always_inline))
 #define CUDART_CB /* the calling convention of callbacks: nothing to say on Linux */
 #define __launch_bounds__(...)
+#define __grid_constant__ /* a kernel parameter read in place: a plain const parameter here */
 #define __restrict__ __restrict
 #define __align__(n) __attribute__((aligned(n)))
 #define __shared__ __attribute__((section("cuda_sim_shared"), aligned(16))) static
@@ -245,6 +246,12 @@ struct cudaDeviceProp {
         managedMemory, isMultiGpuBoard, concurrentManagedAccess, regsPerMultiprocessor;
     size_t sharedMemPerMultiprocessor, sharedMemPerBlockOptin;
     int maxBlocksPerMultiProcessor;
+    /* what the simulated device does not do (0): the host's pageable memory and native
+     * host atomics; cooperative launches it does (1) */
+    int pageableMemoryAccess, pageableMemoryAccessUsesHostPageTables, hostNativeAtomicSupported,
+        directManagedMemAccessFromHost, cooperativeLaunch, computePreemptionSupported, streamPrioritiesSupported,
+        globalL1CacheSupported, localL1CacheSupported;
+    int persistingL2CacheMaxSize, accessPolicyMaxWindowSize;
 };
 
 enum cudaDeviceAttr {
@@ -262,6 +269,8 @@ enum cudaDeviceAttr {
     cudaDevAttrIntegrated = 18,
     cudaDevAttrCanMapHostMemory = 19,
     cudaDevAttrComputeMode = 20,
+    cudaDevAttrGpuOverlap = 15,
+    cudaDevAttrMemoryPoolsSupported = 115,
     cudaDevAttrConcurrentKernels = 31,
     cudaDevAttrAsyncEngineCount = 40,
     cudaDevAttrUnifiedAddressing = 41,
@@ -1327,7 +1336,23 @@ static inline void __threadfence() {}
 static inline void __threadfence_block() {}
 static inline void __threadfence_system() {}
 template <class T> static inline T __ldg(const T *p) { return *p; }
-static inline long long clock64() { return (long long)(cuda_sim::now() * 1e9); }
+/* The SM's cycle counter, in kernels: a count that moves on by 1009 cycles (about 1000, and
+ * no round number) at every reading (one device-wide count: the simulated threads run one at
+ * a time), so a kernel that spins until N cycles have passed (NVIDIA's clock_block) ends after
+ * about N/1000 readings instead of spinning, thread after thread, for the GPU's time.
+ * clock() in a kernel is the same count, 32 bits wide; on the host it is the C library's. */
+inline unsigned long long cuda_sim_sm_cycles = 0;
+static inline long long clock64() { return (long long)(cuda_sim_sm_cycles += 1009); }
+static inline clock_t cuda_sim_clock()
+{
+    if (cuda_sim::S.in_kernel)
+        return (clock_t)(unsigned)clock64();
+    return (::clock)();
+}
+namespace std {
+using ::cuda_sim_clock;
+}
+#define clock() cuda_sim_clock()
 
 /* Atomics: the simulated threads of a process never preempt one another. */
 #define CUDA_SIM_ATOMIC(name, T, expr) \
@@ -1518,13 +1543,14 @@ template <class T> static inline cudaError_t cudaMallocHost(T **p, size_t size) 
 template <class T> static inline cudaError_t cudaHostAlloc(T **p, size_t size, unsigned) { return cuda_sim_malloc((void **)p, size, 1); }
 template <class T> static inline cudaError_t cudaMallocManaged(T **p, size_t size, unsigned = 1) { return cuda_sim_malloc((void **)p, size, 2); }
 
-static inline cudaError_t cuda_sim_free(void *p, int host)
+static inline cudaError_t cuda_sim_free(void *p, int host, bool wait = true)
 {
     using namespace cuda_sim;
     init();
     if (!p)
         return cudaSuccess;
-    complete_all(); /* cudaFree waits for the device's queued work */
+    if (wait)
+        complete_all(); /* cudaFree waits for the device's queued work */
     for (size_t i = 0; i < S.allocs.size(); i++) {
         if (S.allocs[i].ptr == (char *)p) {
             if (S.allocs[i].host != host && !(host == 0 && S.allocs[i].host))
@@ -1538,6 +1564,72 @@ static inline cudaError_t cuda_sim_free(void *p, int host)
 }
 static inline cudaError_t cudaFree(void *p) { return cuda_sim_free(p, 0); }
 static inline cudaError_t cudaFreeHost(void *p) { return cuda_sim_free(p, 1); }
+
+/* Stream-ordered allocation: cudaMallocAsync allocates at once (the memory is ready for the
+ * stream's later work, and for the host only after a synchronization, as on a GPU);
+ * cudaFreeAsync frees when the stream reaches it.  One memory pool per device, whose
+ * attributes are kept and read back but change nothing. */
+typedef struct CUmemPoolHandle_st *cudaMemPool_t;
+enum cudaMemPoolAttr {
+    cudaMemPoolReuseFollowEventDependencies = 1,
+    cudaMemPoolReuseAllowOpportunistic = 2,
+    cudaMemPoolReuseAllowInternalDependencies = 3,
+    cudaMemPoolAttrReleaseThreshold = 4,
+    cudaMemPoolAttrReservedMemCurrent = 5,
+    cudaMemPoolAttrReservedMemHigh = 6,
+    cudaMemPoolAttrUsedMemCurrent = 7,
+    cudaMemPoolAttrUsedMemHigh = 8
+};
+inline unsigned long long cuda_sim_pool_attrs[9];
+static inline cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *pool, int device)
+{
+    if (!pool)
+        return cuda_sim::fail(cudaErrorInvalidValue);
+    if (device != 0)
+        return cuda_sim::fail(cudaErrorInvalidDevice);
+    *pool = (cudaMemPool_t)cuda_sim_pool_attrs;
+    return cudaSuccess;
+}
+static inline cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *pool, int device) { return cudaDeviceGetDefaultMemPool(pool, device); }
+static inline cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attr, void *value)
+{
+    if (!pool || !value || attr < 1 || attr > 8)
+        return cuda_sim::fail(cudaErrorInvalidValue);
+    cuda_sim_pool_attrs[attr] = attr == cudaMemPoolAttrReleaseThreshold ? *(unsigned long long *)value : *(int *)value;
+    return cudaSuccess;
+}
+static inline cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attr, void *value)
+{
+    if (!pool || !value || attr < 1 || attr > 8)
+        return cuda_sim::fail(cudaErrorInvalidValue);
+    if (attr <= 3)
+        *(int *)value = (int)cuda_sim_pool_attrs[attr];
+    else
+        *(unsigned long long *)value = cuda_sim_pool_attrs[attr];
+    return cudaSuccess;
+}
+static inline cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, size_t) { return pool ? cudaSuccess : cuda_sim::fail(cudaErrorInvalidValue); }
+template <class T> static inline cudaError_t cudaMallocAsync(T **p, size_t size, cudaStream_t)
+{
+    return cuda_sim_malloc((void **)p, size, 0);
+}
+template <class T> static inline cudaError_t cudaMallocFromPoolAsync(T **p, size_t size, cudaMemPool_t, cudaStream_t s)
+{
+    return cudaMallocAsync(p, size, s);
+}
+static inline cudaError_t cudaFreeAsync(void *p, cudaStream_t stream, const char *file = __builtin_FILE(),
+                                        int line = __builtin_LINE())
+{
+    using namespace cuda_sim;
+    init();
+    if (!p)
+        return cudaSuccess;
+    const Alloc *a = find_alloc(p, false);
+    if (!a || a->ptr != (char *)p || a->host != 0)
+        return fail(cudaErrorInvalidValue);
+    enqueue(stream, "cudaFreeAsync", file, line, false, [p]() { cuda_sim_free(p, 0, false); });
+    return cudaSuccess;
+}
 
 /* What memory a pointer points into: device (cudaMalloc), pinned host (cudaMallocHost),
  * managed (cudaMallocManaged), or memory the runtime did not allocate (unregistered). */
@@ -1747,10 +1839,13 @@ static inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int d)
     p->asyncEngineCount = 0;
     p->unifiedAddressing = 1;
     p->managedMemory = 1;
+    p->cooperativeLaunch = 1;
     p->canMapHostMemory = 1;
     p->memoryBusWidth = 64;
     p->memoryClockRate = 1000000;
     p->l2CacheSize = 1 << 20;
+    p->persistingL2CacheMaxSize = 3 << 18; /* 3/4 of the L2 may be set aside (no cache is simulated) */
+    p->accessPolicyMaxWindowSize = 1 << 27;
     return cudaSuccess;
 }
 static inline cudaError_t cudaDeviceGetAttribute(int *v, cudaDeviceAttr attr, int d)
@@ -1777,6 +1872,8 @@ static inline cudaError_t cudaDeviceGetAttribute(int *v, cudaDeviceAttr attr, in
     case cudaDevAttrCanMapHostMemory: *v = 1; break;
     case cudaDevAttrComputeMode: *v = cudaComputeModeDefault; break;
     case cudaDevAttrConcurrentKernels: *v = 0; break;
+    case cudaDevAttrGpuOverlap: *v = p.deviceOverlap; break;
+    case cudaDevAttrMemoryPoolsSupported: *v = 1; break;
     case cudaDevAttrAsyncEngineCount: *v = 0; break;
     case cudaDevAttrUnifiedAddressing: *v = 1; break;
     case cudaDevAttrManagedMemory: *v = 1; break;
@@ -1806,6 +1903,50 @@ static inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned fl
     return cudaSuccess;
 }
 static inline cudaError_t cudaStreamCreate(cudaStream_t *s) { return cudaStreamCreateWithFlags(s, cudaStreamDefault); }
+/* L2 access policies and stream attributes: accepted and kept, with no effect (the simulator
+ * has no cache, and one stream's work runs no sooner than another's). */
+enum cudaAccessProperty { cudaAccessPropertyNormal = 0, cudaAccessPropertyStreaming = 1, cudaAccessPropertyPersisting = 2 };
+struct cudaAccessPolicyWindow {
+    void *base_ptr;
+    size_t num_bytes;
+    float hitRatio;
+    enum cudaAccessProperty hitProp, missProp;
+};
+enum cudaSynchronizationPolicy { cudaSyncPolicyAuto = 1, cudaSyncPolicySpin = 2, cudaSyncPolicyYield = 3, cudaSyncPolicyBlockingSync = 4 };
+union cudaLaunchAttributeValue {
+    char pad[64];
+    struct cudaAccessPolicyWindow accessPolicyWindow;
+    enum cudaSynchronizationPolicy syncPolicy;
+    int priority;
+};
+typedef union cudaLaunchAttributeValue cudaStreamAttrValue;
+typedef union cudaLaunchAttributeValue cudaKernelNodeAttrValue;
+enum cudaLaunchAttributeID {
+    cudaLaunchAttributeAccessPolicyWindow = 1,
+    cudaLaunchAttributeSynchronizationPolicy = 3,
+    cudaLaunchAttributePriority = 8
+};
+typedef enum cudaLaunchAttributeID cudaStreamAttrID;
+#define cudaStreamAttributeAccessPolicyWindow cudaLaunchAttributeAccessPolicyWindow
+#define cudaStreamAttributeSynchronizationPolicy cudaLaunchAttributeSynchronizationPolicy
+#define cudaStreamAttributePriority cudaLaunchAttributePriority
+inline cudaStreamAttrValue cuda_sim_stream_attrs[9];
+static inline cudaError_t cudaStreamSetAttribute(cudaStream_t, cudaStreamAttrID id, const cudaStreamAttrValue *v)
+{
+    if (!v || (int)id < 1 || (int)id > 8)
+        return cuda_sim::fail(cudaErrorInvalidValue);
+    cuda_sim_stream_attrs[id] = *v;
+    return cudaSuccess;
+}
+static inline cudaError_t cudaStreamGetAttribute(cudaStream_t, cudaStreamAttrID id, cudaStreamAttrValue *v)
+{
+    if (!v || (int)id < 1 || (int)id > 8)
+        return cuda_sim::fail(cudaErrorInvalidValue);
+    *v = cuda_sim_stream_attrs[id];
+    return cudaSuccess;
+}
+static inline cudaError_t cudaCtxResetPersistingL2Cache(void) { return cudaSuccess; }
+
 static inline cudaError_t cudaStreamCreateWithPriority(cudaStream_t *s, unsigned flags, int)
 {
     return cudaStreamCreateWithFlags(s, flags);
@@ -2014,18 +2155,22 @@ static inline cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache) { return cudaS
 enum cudaLimit {
     cudaLimitStackSize = 0,
     cudaLimitPrintfFifoSize = 1,
-    cudaLimitMallocHeapSize = 2
+    cudaLimitMallocHeapSize = 2,
+    cudaLimitDevRuntimeSyncDepth = 3,
+    cudaLimitDevRuntimePendingLaunchCount = 4,
+    cudaLimitMaxL2FetchGranularity = 5,
+    cudaLimitPersistingL2CacheSize = 6
 };
 static inline cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value)
 {
-    if ((int)limit < 0 || (int)limit > 2)
+    if ((int)limit < 0 || (int)limit > 6)
         return cuda_sim::fail(cudaErrorInvalidValue);
     cuda_sim::S.limits[limit] = value;
     return cudaSuccess;
 }
 static inline cudaError_t cudaDeviceGetLimit(size_t *value, cudaLimit limit)
 {
-    if (!value || (int)limit < 0 || (int)limit > 2)
+    if (!value || (int)limit < 0 || (int)limit > 6)
         return cuda_sim::fail(cudaErrorInvalidValue);
     static const size_t defaults[3] = { 1024, 1 << 20, 8 << 20 };
     *value = cuda_sim::S.limits[limit] ? cuda_sim::S.limits[limit] : defaults[limit];
@@ -2087,6 +2232,15 @@ static inline cudaError_t cudaMemAdvise(const void *, size_t, cudaMemoryAdvise, 
 #define cudaHostRegisterPortable 0x01
 #define cudaHostRegisterMapped 0x02
 static inline cudaError_t cudaHostRegister(void *p, size_t, unsigned) { return p ? cudaSuccess : cuda_sim::fail(cudaErrorInvalidValue); }
+/* Zero-copy: the device reaches mapped pinned host memory at the same address (as with
+ * unified addressing on a GPU). */
+template <class T> static inline cudaError_t cudaHostGetDevicePointer(T **dev, void *host, unsigned flags)
+{
+    if (!dev || !host || flags != 0)
+        return cuda_sim::fail(cudaErrorInvalidValue);
+    *dev = (T *)host;
+    return cudaSuccess;
+}
 static inline cudaError_t cudaHostUnregister(void *p) { return p ? cudaSuccess : cuda_sim::fail(cudaErrorInvalidValue); }
 
 /* Atomics scoped to a block or the system: the simulated threads never preempt one another,
@@ -2105,8 +2259,8 @@ CUDA_SIM_SCOPED(atomicXor)
 CUDA_SIM_SCOPED(atomicInc)
 CUDA_SIM_SCOPED(atomicDec)
 #undef CUDA_SIM_SCOPED
-template <class T> static inline T atomicCAS_block(T *a, T c, T v) { return atomicCAS(a, c, v); }
-template <class T> static inline T atomicCAS_system(T *a, T c, T v) { return atomicCAS(a, c, v); }
+template <class T, class C, class V> static inline T atomicCAS_block(T *a, C c, V v) { return atomicCAS(a, (T)c, (T)v); }
+template <class T, class C, class V> static inline T atomicCAS_system(T *a, C c, V v) { return atomicCAS(a, (T)c, (T)v); }
 
 /* Rounding-mode intrinsics: the operation in that IEEE rounding mode (rn nearest, rz toward
  * zero, ru up, rd down). */

@@ -234,6 +234,24 @@ int main(int argc, char **argv)
                     label_depth = depth;
                     continue;
                 }
+                /* the type first: extern float __shared__ smem[]; (threadFenceReduction) */
+                size_t t = k, sh = 0;
+                while (t < len && t - k < 80 && (is_id(src[t]) || isspace((unsigned char)src[t]) || src[t] == ':')) {
+                    if (!sh && len - t >= 10 && !memcmp(src + t, "__shared__", 10) && !is_id(src[t - 1]) &&
+                        !is_id(src[t + 10]))
+                        sh = t;
+                    t++;
+                }
+                if (sh > k && t < len && src[t] == '[') {
+                    /* -> extern __sim_extern_shared__ TYPE NAME[] (the label follows the name) */
+                    emit(src + s, k - s);
+                    emits("__sim_extern_shared__ ");
+                    emit(src + k, sh - k);
+                    pos = sh + 10;
+                    want_label = 1;
+                    label_depth = depth;
+                    continue;
+                }
             }
             emit(src + s, n);
             if (n < sizeof last_id) {
