@@ -1675,9 +1675,12 @@ static inline cudaError_t cuda_sim_copy_check(void *dst, const void *src, size_t
     int d = cuda_sim_where(dst, n), s = cuda_sim_where(src, n);
     if (d < 0 || s < 0 || !dst || !src)
         return cudaErrorInvalidValue;
+    /* pinned and managed host memory is the device's too (unified addressing: zero-copy) */
+    const Alloc *rd = find_alloc(dst, false), *rs = find_alloc(src, false);
+    bool dd = d || (rd && rd->host), sd = s || (rs && rs->host);
     bool ok = kind == cudaMemcpyDefault || (kind == cudaMemcpyHostToHost && !d && !s) ||
-              (kind == cudaMemcpyHostToDevice && d && !s) || (kind == cudaMemcpyDeviceToHost && !d && s) ||
-              (kind == cudaMemcpyDeviceToDevice && d && s);
+              (kind == cudaMemcpyHostToDevice && dd && !s) || (kind == cudaMemcpyDeviceToHost && !d && sd) ||
+              (kind == cudaMemcpyDeviceToDevice && dd && sd);
     if (kind > cudaMemcpyDefault)
         return cudaErrorInvalidMemcpyDirection;
     if (!ok)
