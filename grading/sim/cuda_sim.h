@@ -2154,6 +2154,25 @@ template <class F> static inline cudaError_t cudaFuncSetAttribute(F, cudaFuncAtt
 }
 enum cudaFuncCache { cudaFuncCachePreferNone = 0, cudaFuncCachePreferShared = 1, cudaFuncCachePreferL1 = 2, cudaFuncCachePreferEqual = 3 };
 template <class F> static inline cudaError_t cudaFuncSetCacheConfig(F, cudaFuncCache) { return cudaSuccess; }
+/* A kernel's attributes: what a compiled kernel would report, where the simulator has no
+ * compiled kernel (no registers, no local memory; its static shared memory is not known). */
+struct cudaFuncAttributes {
+    size_t sharedSizeBytes, constSizeBytes, localSizeBytes;
+    int maxThreadsPerBlock, numRegs, ptxVersion, binaryVersion, cacheModeCA, maxDynamicSharedSizeBytes,
+        preferredShmemCarveout, clusterDimMustBeSet, requiredClusterWidth, requiredClusterHeight,
+        requiredClusterDepth, clusterSchedulingPolicyPreference, nonPortableClusterSizeAllowed, reserved[16];
+};
+template <class F> static inline cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *a, F f)
+{
+    if (!a || !f)
+        return cuda_sim::fail(cudaErrorInvalidValue);
+    memset(a, 0, sizeof *a);
+    a->maxThreadsPerBlock = 1024;
+    a->ptxVersion = a->binaryVersion = 90;
+    a->maxDynamicSharedSizeBytes = (int)(48 * 1024 > cuda_sim::S.shared_optin ? 48 * 1024 : cuda_sim::S.shared_optin);
+    a->preferredShmemCarveout = -1;
+    return cudaSuccess;
+}
 static inline cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache) { return cudaSuccess; }
 enum cudaLimit {
     cudaLimitStackSize = 0,

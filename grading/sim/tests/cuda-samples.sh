@@ -54,8 +54,8 @@ for s in "${default[@]}"; do
     (cd "$d" && timeout "$timeout_s" "$out/$s" >"$out/$s.log" 2>&1)
     rc=$?
     secs=$((SECONDS - start))
-    # (a device assert's own line says "failed": simpleAssert expects one)
-    if [ $rc -eq 0 ] && ! grep -v 'Assertion' "$out/$s.log" | grep -qiE 'test failed|FAILED|Result = FAIL'; then
+    # (case matters: simpleAssert prints "Device assert failed as expected" when it passes)
+    if [ $rc -eq 0 ] && ! grep -qE '[Tt]est failed|FAILED|Result = FAIL' "$out/$s.log"; then
         passed=$((passed + 1))
         printf '%-26s PASS          %4d s\n' "$s" "$secs"
     elif [ $rc -eq 124 ]; then

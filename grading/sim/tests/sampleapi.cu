@@ -66,6 +66,9 @@ int main(void)
     halves<<<1, 1>>>(h);
     CHECK(cudaDeviceSynchronize());
     printf("half2 %g %g\n", __low2float(h[0]), __high2float(h[0]));
+    cudaFuncAttributes fa;
+    CHECK(cudaFuncGetAttributes(&fa, halves));
+    printf("kernel attributes: max threads %d\n", fa.maxThreadsPerBlock);
     CHECK(cudaFreeHost(host_mapped));
     CHECK(cudaFree(t));
     CHECK(cudaFree(h));
