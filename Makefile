@@ -24,7 +24,7 @@ GRADER_DEPFLAGS = $(shell $(DEPS) flags)
 CORE_SRC := grading/src/util.c grading/src/runner.c grading/src/results.c grading/src/kinds.c \
             grading/src/meta.c grading/src/launchers.c grading/src/toolchain.c grading/src/grades.c \
             grading/src/report.c grading/src/policy.c grading/src/grader.c grading/src/gen.c grading/src/progress.c \
-            grading/src/sandbox.c
+            grading/src/sandbox.c grading/src/perf.c
 CORE_HDR := $(wildcard grading/src/*.h)
 GRADE    := grading/bin/grade
 PRGEN    := grading/bin/prgen
@@ -97,9 +97,10 @@ $(UNIT): grading/tests/unit_tests.c $(CORE_SRC) $(CORE_HDR)
 ## grade: build and grade your tasks (ROOM=01 or TASK=01_threads/task2 to narrow it;
 ##        HOSTS=a,b or HOSTFILE=f to spread MPI ranks over machines without Slurm;
 ##        SANDBOX=off|on: without or only with the sandbox, default auto;
-##        RACECHECK=1: simulated CUDA tasks built with the race checker)
+##        RACECHECK=1: simulated CUDA tasks built with the race checker;
+##        PERF=on|off|required: the perf verdict beside PASS, default on; required: SLOW fails)
 grade: $(GRADE)
-	$(Q)$(if $(HOSTS),GRADE_HOSTS='$(HOSTS)') $(if $(HOSTFILE),GRADE_HOSTFILE='$(HOSTFILE)') $(if $(SANDBOX),GRADE_SANDBOX='$(SANDBOX)') $(if $(RACECHECK),GRADE_RACECHECK='$(RACECHECK)') $(GRADE) $(GRADE_FILTER) $(GRADE_OPTS) \
+	$(Q)$(if $(PERF),GRADE_PERF='$(PERF)') $(if $(HOSTS),GRADE_HOSTS='$(HOSTS)') $(if $(HOSTFILE),GRADE_HOSTFILE='$(HOSTFILE)') $(if $(SANDBOX),GRADE_SANDBOX='$(SANDBOX)') $(if $(RACECHECK),GRADE_RACECHECK='$(RACECHECK)') $(GRADE) $(GRADE_FILTER) $(GRADE_OPTS) \
 	    || $(QUIET_FAILURE)
 
 ## test: the maintainers' checks: unit tests, generated tasks, solutions PASS, untouched tasks FAIL
@@ -274,7 +275,7 @@ list: $(GRADE)
 ##               (folder, .tar.gz or .zip) in a clean tree: class.csv, summary.html under build/class
 grade-class: $(GRADE) $(CLASS_REPORT)
 	$(Q)SANDBOX="$(SANDBOX)" $(DEPS) ensure class
-	$(Q)ROOM="$(ROOM)" TASK="$(TASK)" JOBS="$(JOBS)" SANDBOX="$(SANDBOX)" bash grading/tools/grade-class.sh "$(SUBMISSIONS)"
+	$(Q)ROOM="$(ROOM)" TASK="$(TASK)" JOBS="$(JOBS)" SANDBOX="$(SANDBOX)" PERF="$(PERF)" bash grading/tools/grade-class.sh "$(SUBMISSIONS)"
 
 ## progress: your rooms escaped, tasks passed and the next task (from your grading runs)
 progress: $(GRADE)

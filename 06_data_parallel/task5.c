@@ -263,10 +263,12 @@ int main(int argc, char **argv)
         double per_plain = best[0] / plain.steps, per_bucketed = best[1] / bucketed.steps;
         printf("  per step (%ld steps each, the best of %d runs; waiting: the longest of any"
                " rank):\n", plain.steps, reps);
-        printf("    plain:    %10.1f us, of which %10.1f us waiting in MPI_Allreduce\n",
-               1e6 * per_plain, 1e6 * longest[0] / plain.steps);
-        printf("    bucketed: %10.1f us, of which %10.1f us waiting in MPI_Waitall\n",
-               1e6 * per_bucketed, 1e6 * longest[1] / bucketed.steps);
+        pr_print_time("plain training", best[0], 0, NULL);
+        printf("    per step %.1f us, of which %.1f us waiting in MPI_Allreduce\n", 1e6 * per_plain,
+               1e6 * longest[0] / plain.steps);
+        pr_print_time("bucketed training", best[1], best[0], "plain");
+        printf("    per step %.1f us, of which %.1f us waiting in MPI_Waitall\n", 1e6 * per_bucketed,
+               1e6 * longest[1] / bucketed.steps);
         double gain = (per_plain - per_bucketed) / per_plain;
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
         if (size == 1)

@@ -37,6 +37,8 @@ typedef struct {
     int *cells;      /* per workbook task: a grade_status, or CELL_MISSING */
     char **notes;    /* per workbook task: the first line of its message, or NULL */
     int *hints;      /* per workbook task: hint rungs opened (make hint), -1 when unknown */
+    double *perf;    /* per workbook task: the perf ratio to the reference (perf.h), -1 when none */
+    char *slow;      /* per workbook task: 1 when the perf verdict is SLOW */
     int graded;      /* workbook tasks the report has */
     int unsandboxed; /* the report's machine.sandbox says "off": its programs ran outside the sandbox */
     int passed;      /* of those, how many PASS */
@@ -130,10 +132,14 @@ static void student_init(student *st, const char *name, int ntasks)
     st->cells = xmalloc((size_t)ntasks * sizeof *st->cells);
     st->notes = xmalloc((size_t)ntasks * sizeof *st->notes);
     st->hints = xmalloc((size_t)ntasks * sizeof *st->hints);
+    st->perf = xmalloc((size_t)ntasks * sizeof *st->perf);
+    st->slow = xmalloc((size_t)ntasks);
     for (int t = 0; t < ntasks; t++) {
         st->cells[t] = CELL_MISSING;
         st->notes[t] = NULL;
         st->hints[t] = -1;
+        st->perf[t] = -1;
+        st->slow[t] = 0;
     }
 }
 
@@ -143,6 +149,8 @@ static void student_free(student *st, int ntasks)
         free(st->notes[t]);
     free(st->notes);
     free(st->hints);
+    free(st->perf);
+    free(st->slow);
     free(st->cells);
     free(st->name);
     free(st->error);
@@ -155,6 +163,8 @@ static void student_set_error(student *st, int ntasks, char *error)
         st->cells[t] = CELL_MISSING;
         free(st->notes[t]);
         st->notes[t] = NULL;
+        st->perf[t] = -1;
+        st->slow[t] = 0;
     }
     st->graded = st->passed = 0;
     free(st->error);
@@ -202,6 +212,13 @@ static char *read_task(const class_summary *cls, student *st, json_t *task, size
     const char *message = json_string_value(json_object_get(task, "message"));
     if (message && *message)
         st->notes[t] = first_line(message);
+    /* the perf verdict (untrusted: only a sane ratio is taken) */
+    json_t *perf = json_object_get(task, "perf");
+    const char *verdict = json_string_value(json_object_get(perf, "verdict"));
+    double ratio = json_number_value(json_object_get(perf, "ratio"));
+    if (json_is_number(json_object_get(perf, "ratio")) && ratio > 0 && ratio < 1e6)
+        st->perf[t] = ratio;
+    st->slow[t] = verdict && strcmp(verdict, "slow") == 0 && cell == ST_PASS;
     return NULL;
 }
 
@@ -413,7 +430,7 @@ static void csv_student_row(FILE *f, const class_summary *cls, const student *st
 {
     csv_field(f, st->name);
     for (int t = 0; t < cls->ntasks; t++)
-        fprintf(f, ",%s", st->error ? "" : cell_name(st->cells[t]));
+        fprintf(f, ",%s%s", st->error ? "" : cell_name(st->cells[t]), !st->error && st->slow[t] ? " SLOW" : "");
     if (st->error) {
         fputs(",,,", f);
         csv_field(f, st->error);
@@ -558,6 +575,7 @@ static const char page_style[] =
     ".timeout{background:#ffe2b3;color:#8a4b00}.crash{background:#e4c7f0;color:#5b1a6b}\n"
     ".build{background:#9c0006;color:#fff}.skip{background:#fff4c2;color:#7a5d00}\n"
     ".missing{background:#f2f2f2;color:#9a9a9a}.notstarted{background:#e8eef7;color:#3b5276}\n"
+    ".slow{box-shadow:inset 0 -4px 0 #d4a72c}\n"
     ".legend{margin:10px 0 0;display:flex;flex-wrap:wrap;gap:14px;color:#57606a;font-size:13px}\n"
     ".legend b{display:inline-block;width:20px;text-align:center;margin-right:4px;border-radius:3px}\n"
     ".cols{display:flex;gap:48px;flex-wrap:wrap;align-items:flex-start}\n"
@@ -655,9 +673,11 @@ static void html_grid_header(FILE *f, const class_summary *cls)
 static void html_cell(FILE *f, const class_summary *cls, const student *st, int t)
 {
     int cell = st->cells[t];
-    fprintf(f, "<td class=\"c %s\" title=\"", cell_classes[cell]);
+    fprintf(f, "<td class=\"c %s%s\" title=\"", cell_classes[cell], st->slow[t] ? " slow" : "");
     html_text(f, cls->tasks[t]->id);
     fprintf(f, ": %s", cell_name(cell));
+    if (st->perf[t] > 0)
+        fprintf(f, " &mdash; %s%.2fx the reference&#39;s time", st->slow[t] ? "SLOW: " : "perf ", st->perf[t]);
     if (st->notes[t]) {
         fputs(" &mdash; ", f);
         html_text(f, st->notes[t]);
@@ -690,6 +710,7 @@ static void html_legend(FILE *f)
     fputs("<div class=\"legend\">", f);
     for (int c = 0; c <= CELL_MISSING; c++)
         fprintf(f, "<span><b class=\"%s\">%s</b>%s</span>", cell_classes[c], cell_letters[c], cell_name(c));
+    fputs("<span><b class=\"pass slow\">P</b>PASS, but SLOW (perf)</span>", f);
     fputs("<span>(a small number: hint rungs opened; hover over a cell for the task and its first message "
           "line)</span></div>\n", f);
 }

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "grader.h"
 #include "gen.h"
+#include "perf.h"
 #include "report.h"
 #include "results.h"
 #include "util.h"
@@ -559,18 +560,38 @@ static int build_both(const grade_context *ctx, const task_meta *task, const tas
     return tr->status != ST_BUILD_ERROR;
 }
 
+/* Runs exe at configuration cfg under the task's limits (the learner's side, `learner`, in the
+ * sandbox) into res; its command line and environment are left in cmd and env. */
+static void run_program(const grade_context *ctx, const task_meta *task, const run_config *cfg, const char *exe,
+                        int learner, double timeout, strlist *cmd, strlist *env, run_result *res)
+{
+    launch_command(ctx->tc, task, cfg, exe, cmd, env);
+    show_command(ctx, cmd, env);
+    sandbox_view view;
+    run_view(ctx, task, exe, &view);
+    /* (ranks that Slurm or ssh start elsewhere cannot be held in it: sandbox.h) */
+    int outside = ctx->sandbox && ctx->sandbox->mpi_outside && task_uses_launcher(task);
+    run_limited(ctx, cmd, env, timeout, ctx->policy->output_cap, PROGRAM_LIMITS(task),
+                learner && !outside ? &view : NULL, res);
+    sandbox_view_free(&view);
+}
+
+void grade_run_program(const grade_context *ctx, const task_meta *task, const run_config *cfg, const char *exe,
+                       int learner, double timeout, run_result *res)
+{
+    strlist cmd = { 0 }, env = { 0 };
+    run_program(ctx, task, cfg, exe, learner, timeout, &cmd, &env, res);
+    sl_free(&cmd);
+    sl_free(&env);
+}
+
 /* One configuration's reference run: its result lines are what the task must print.  Returns
  * 1 with them in *expected; or 0 with rr's verdict (FAIL) and why the reference failed. */
 static int run_reference(const grade_context *ctx, const task_meta *task, const run_config *cfg, const char *exe,
                          double timeout, run_report *rr, result_set *expected)
 {
-    strlist cmd = { 0 }, env = { 0 };
-    launch_command(ctx->tc, task, cfg, exe, &cmd, &env);
-    show_command(ctx, &cmd, &env);
     run_result ref;
-    run_limited(ctx, &cmd, &env, timeout, ctx->policy->output_cap, PROGRAM_LIMITS(task), NULL, &ref);
-    sl_free(&cmd);
-    sl_free(&env);
+    grade_run_program(ctx, task, cfg, exe, 0, timeout, &ref);
     char parse_err[300] = "";
     int ref_ok = ref.outcome == RUN_EXITED && ref.exit_code == 0 && ref.leftovers == 0 &&
                  results_parse(ref.out, expected, parse_err, sizeof parse_err) == 0 && expected->count > 0;
@@ -601,16 +622,8 @@ static const char *run_task_side(const grade_context *ctx, const task_meta *task
                                  task_report *tr)
 {
     strlist cmd = { 0 }, env = { 0 };
-    launch_command(ctx->tc, task, cfg, exe, &cmd, &env);
-    show_command(ctx, &cmd, &env);
     run_result res;
-    sandbox_view view;
-    run_view(ctx, task, exe, &view);
-    /* (ranks that Slurm or ssh start elsewhere cannot be held in it: sandbox.h) */
-    int outside = ctx->sandbox && ctx->sandbox->mpi_outside && task_uses_launcher(task);
-    run_limited(ctx, &cmd, &env, timeout, ctx->policy->output_cap, PROGRAM_LIMITS(task), outside ? NULL : &view,
-                &res);
-    sandbox_view_free(&view);
+    run_program(ctx, task, cfg, exe, 1, timeout, &cmd, &env, &res);
     rr->ran = res.outcome != RUN_INTERRUPTED;
     rr->seconds = res.seconds;
     rr->status = judge_run(&res, timeout, expected, task_uses_launcher(task), &rr->message);
@@ -742,6 +755,7 @@ void grade_task(const grade_context *ctx, const task_meta *task, int index, int 
         build_both(ctx, task, &files, tr)) {
         settle_status(tr, run_configs(ctx, task, &files, tr));
         race_hint(ctx, task, &files, tr);
+        perf_measure(ctx, task, files.ref_exe, files.task_exe, tr);
     }
     task_files_free(&files);
     task_done(tr, start, index, total);
@@ -756,4 +770,5 @@ void task_report_free(task_report *tr)
     free(tr->runs);
     free(tr->message);
     free(tr->log_path);
+    free(tr->perf.note);
 }

@@ -25,11 +25,17 @@ typedef struct {
                               * (off for the maintainers' check that untouched tasks fail) */
     const sandbox *sandbox;  /* the learner's side builds and runs in it when active (sandbox.h);
                               * NULL: no sandbox */
+    int perf;                /* PERF_MODE_OFF, _ON or _REQUIRED (perf.h) */
 } grade_context;
 
 /* Grades one task into tr (index/total are for the progress display). */
 void grade_task(const grade_context *ctx, const task_meta *task, int index, int total, task_report *tr);
 void task_report_free(task_report *tr);
+
+/* Runs exe (a task's program: the reference, or the learner's side when `learner`, in the
+ * sandbox where it is on) at configuration cfg, under the task's limits, into res. */
+void grade_run_program(const grade_context *ctx, const task_meta *task, const run_config *cfg, const char *exe,
+                       int learner, double timeout, run_result *res);
 
 /* The status a finished run of the task deserves, given the reference's results
  * (NULL when the reference itself failed); via_launcher: it ran under the MPI

@@ -22,6 +22,24 @@ typedef struct {
     char *message;       /* NULL when it passed */
 } run_report;
 
+/* The perf verdict (perf.h): after a PASS, the task's time against the reference's at the
+ * task's perf configuration.  PERF_NONE: not measured (no perf configuration, PERF=off, or
+ * the task did not pass); PERF_NA: not meaningful (simulated, interrupted, the reference
+ * printed no timing); PERF_FAILED: the task's own perf runs failed or printed no timing. */
+typedef enum { PERF_NONE, PERF_OK, PERF_SLOW, PERF_NA, PERF_FAILED } perf_verdict;
+
+typedef struct {
+    perf_verdict verdict;
+    double ratio;                    /* the task's median time / the reference's (OK, SLOW) */
+    double task_median, ref_median;  /* seconds: the sum of the named timings, median over runs */
+    double task_spread, ref_spread;  /* (max - min) / median over the runs */
+    int runs;                        /* runs of each side */
+    char *note;                      /* why n/a or failed; NULL otherwise */
+} perf_report;
+
+/* "ok", "slow", "n/a", "failed"; NULL for PERF_NONE. */
+const char *perf_verdict_name(perf_verdict v);
+
 typedef struct {
     const task_meta *meta;
     grade_status status;
@@ -33,6 +51,7 @@ typedef struct {
     run_report *runs;
     int nruns;
     int hints_opened;    /* rungs of the hint ladder the learner has read (build/progress.json) */
+    perf_report perf;    /* the perf verdict (PERF_NONE when not measured) */
 } task_report;
 
 typedef struct {

@@ -9,6 +9,7 @@
 #include "kinds.h"
 #include "launchers.h"
 #include "meta.h"
+#include "perf.h"
 #include "progress.h"
 #include "report.h"
 #include "runner.h"
@@ -27,7 +28,7 @@ static void usage(FILE *f)
 {
     fputs("usage: grade [options]\n"
           "  --room NN            grade one room (01 or 01_threads)\n"
-          "  --task NN_room/taskK grade one task\n"
+          "  --task NN_room/taskK grade one task (or several: A,B,...)\n"
           "  --tasks-from DIR     take the task files from DIR/NN_room/ (default: the workbook)\n"
           "  --expect pass|fail   check mode for maintainers: exit 0 only if every graded task\n"
           "                       (and, for fail, every run) ended with that status, or SKIP\n"
@@ -46,9 +47,10 @@ static void usage(FILE *f)
           "                       why not (GRADE_SANDBOX=auto|on|off): exit 0 when they would be\n"
           "  --describe           what scripts need to know of the selected tasks, and exit: a\n"
           "                       header line, then one tab-separated line per run configuration\n"
-          "                       (task source solution kind mpi cuda sim libs line config; sim: the\n"
-          "                       CUDA CPU simulator can build it; libs is - when none; line is the\n"
-          "                       tasks.ini runs line the config comes from)\n"
+          "                       (task source solution kind mpi cuda sim libs line config perf\n"
+          "                       perf_time; sim: the CUDA CPU simulator can build it; libs, perf and\n"
+          "                       perf_time are - when none; line is the tasks.ini runs line the\n"
+          "                       config comes from)\n"
           "  --print-build task|solution  the commands that build the selected tasks (the learner's\n"
           "                       file, from --tasks-from, or the reference solution), as the grader\n"
           "                       builds them here, and exit: one line a task, tab-separated: task,\n"
@@ -63,9 +65,13 @@ static void usage(FILE *f)
           "  --build-dir DIR      executables and logs go under DIR (default ROOT/build)\n"
           "  --ref-dir DIR        reference executables go under DIR and are kept while up to date\n"
           "                       (class grading: graders side by side share one set)\n"
+          "  --perf off|on|required  the perf verdict: after a task passes, its time against the\n"
+          "                       reference's at the task's perf size (\"PASS perf 1.08x\", SLOW above\n"
+          "                       its limit); required: SLOW fails the task.  Default: GRADE_PERF,\n"
+          "                       else on, and off under --expect\n"
           "environment: GRADE_TIMEOUT_SCALE (multiplies every timeout), GRADE_OUTPUT_LIMIT (bytes kept\n"
           "  per run), CC, MPICC, MPICXX, MPIEXEC, MPIEXEC_FLAGS, NVCC, CUDA_ARCH, GRADE_CFLAGS, NO_COLOR,\n"
-          "  GRADE_HOSTS=a,b or GRADE_HOSTFILE=f (mpiexec's ranks on other machines)\n",
+          "  GRADE_HOSTS=a,b or GRADE_HOSTFILE=f (mpiexec's ranks on other machines), GRADE_PERF\n",
           f);
 }
 
@@ -91,15 +97,16 @@ static void list_workbook(FILE *f, const workbook *wb)
  * checks), so that no script parses tasks.ini again.  One line per run configuration. */
 static void describe_tasks(FILE *f, const task_meta *const *tasks, int ntasks)
 {
-    fputs("task\tsource\tsolution\tkind\tmpi\tcuda\tsim\tlibs\tline\tconfig\n", f);
+    fputs("task\tsource\tsolution\tkind\tmpi\tcuda\tsim\tlibs\tline\tconfig\tperf\tperf_time\n", f);
     for (int i = 0; i < ntasks; i++) {
         const task_meta *t = tasks[i];
         int simulable = (task_kind(t)->flags & KIND_SIMULABLE) != 0;
         for (int c = 0; c < t->nconfigs; c++)
-            fprintf(f, "%s\t%s/%s\tsolutions/%s/%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", t->id, t->room, t->source,
-                    t->room, t->source, t->kind, task_uses_launcher(t) ? "yes" : "no",
+            fprintf(f, "%s\t%s/%s\tsolutions/%s/%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", t->id, t->room,
+                    t->source, t->room, t->source, t->kind, task_uses_launcher(t) ? "yes" : "no",
                     task_uses_cuda(t) ? "yes" : "no", simulable ? "yes" : "no", t->libs && *t->libs ? t->libs : "-",
-                    t->configs[c].line, t->configs[c].label);
+                    t->configs[c].line, t->configs[c].label, t->perf ? t->perf->label : "-",
+                    t->perf_time ? t->perf_time : "-");
     }
 }
 
@@ -235,7 +242,7 @@ typedef struct {
     const char *json_path, *junit_path;
     const char *root_arg, *hint_task, *build_arg, *ref_dir_arg;
     const char *gradescope_path;
-    const char *hint_level, *launch_ranks_text, *print_build;
+    const char *hint_level, *launch_ranks_text, *print_build, *perf;
     char **launch_cmd; /* what follows --, or NULL */
     int werror, list_only, describe, show_sandbox, show_launcher, quiet, verbose, show_progress, hint_all, hint_record;
 } options;
@@ -270,6 +277,7 @@ static int parse_options(int argc, char **argv, options *opt)
         VALUE_OPTION("--gradescope", opt->gradescope_path)
         VALUE_OPTION("--launch", opt->launch_ranks_text)
         VALUE_OPTION("--print-build", opt->print_build)
+        VALUE_OPTION("--perf", opt->perf)
         if (strcmp(a, "--") == 0) {
             opt->launch_cmd = argv + i + 1; /* the rest is --launch's program and its arguments */
             break;
@@ -305,6 +313,13 @@ static int parse_options(int argc, char **argv, options *opt)
         return usage_error("--expect must be pass or fail, not '%s'", opt->expect);
     if (opt->print_build && strcmp(opt->print_build, "task") != 0 && strcmp(opt->print_build, "solution") != 0)
         return usage_error("--print-build must be task or solution, not '%s'", opt->print_build);
+    if (!opt->perf && getenv("GRADE_PERF") && *getenv("GRADE_PERF")) {
+        opt->perf = getenv("GRADE_PERF");
+        if (perf_mode_parse(opt->perf) < 0)
+            return usage_error("GRADE_PERF (make grade PERF=...) must be on, off or required, not '%s'", opt->perf);
+    }
+    if (opt->perf && perf_mode_parse(opt->perf) < 0)
+        return usage_error("--perf must be on, off or required, not '%s'", opt->perf);
     return GO_ON;
 }
 
@@ -422,6 +437,33 @@ static int workbook_modes(const options *opt, const char *root, workbook *wb)
 
 /* The tasks that --room, --task (or --hint) name, in the workbook's order, into *selected (a
  * new array).  Returns GO_ON, or 2 when they name nothing (the workbook listed on stderr). */
+/* --task A,B,...: whether the task is one of them. */
+static int task_matches_any(const room_meta *room, const task_meta *task, const char *list)
+{
+    char *copy = xstrdup(list);
+    int match = 0;
+    for (char *save = NULL, *one = strtok_r(copy, ",", &save); one && !match; one = strtok_r(NULL, ",", &save))
+        match = task_matches(room, task, one);
+    free(copy);
+    return match;
+}
+
+/* --task A,B,...: the first name in the list that names no task of wb, or NULL (a new string). */
+static char *unknown_task(const workbook *wb, const char *list)
+{
+    char *copy = xstrdup(list), *unknown = NULL;
+    for (char *save = NULL, *one = strtok_r(copy, ",", &save); one && !unknown; one = strtok_r(NULL, ",", &save)) {
+        int found = 0;
+        for (int r = 0; r < wb->nrooms && !found; r++)
+            for (int i = 0; i < wb->rooms[r].ntasks && !found; i++)
+                found = task_matches(&wb->rooms[r], &wb->rooms[r].tasks[i], one);
+        if (!found)
+            unknown = xstrdup(one);
+    }
+    free(copy);
+    return unknown;
+}
+
 static int select_tasks(const options *opt, const workbook *wb, const task_meta ***selected, int *nselected)
 {
     *selected = NULL;
@@ -434,17 +476,22 @@ static int select_tasks(const options *opt, const workbook *wb, const task_meta 
         room_seen = 1;
         for (int i = 0; i < room->ntasks; i++) {
             const char *want = opt->hint_task ? opt->hint_task : opt->task_filter;
-            if (want && !task_matches(room, &room->tasks[i], want))
+            if (want && !task_matches_any(room, &room->tasks[i], want))
                 continue;
             *selected = xrealloc(*selected, (size_t)(*nselected + 1) * sizeof **selected);
             (*selected)[(*nselected)++] = &room->tasks[i];
         }
     }
-    if ((opt->room_filter && !room_seen) || *nselected == 0) {
-        const char *what = opt->hint_task ? opt->hint_task : opt->task_filter ? opt->task_filter : opt->room_filter;
+    char *unknown = opt->task_filter && !opt->hint_task && *nselected > 0 ? unknown_task(wb, opt->task_filter) : NULL;
+    if ((opt->room_filter && !room_seen) || *nselected == 0 || unknown) {
+        const char *what = unknown ? unknown : opt->hint_task ? opt->hint_task : opt->task_filter ? opt->task_filter
+                                                                                               : opt->room_filter;
         fprintf(stderr, "grade: no %s '%s'. These exist:\n", opt->task_filter || opt->hint_task ? "task" : "room",
                 what ? what : "");
         list_workbook(stderr, wb);
+        free(unknown);
+        free(*selected);
+        *selected = NULL;
         return 2;
     }
     return GO_ON;
@@ -664,8 +711,9 @@ static int grade_selected(const options *opt, const grade_policy *policy, const 
     sandbox_hide(&sb, ref_dir);
     sandbox_hide(&sb, tasks_root);
     term_init(opt->quiet);
+    int perf = opt->perf ? perf_mode_parse(opt->perf) : opt->expect ? PERF_MODE_OFF : PERF_MODE_ON;
     grade_context ctx = { root, tasks_root, build_dir, &tc, policy, ref_dir, ref_dir != NULL, opt->verbose,
-                          !opt->expect, &sb };
+                          !opt->expect, &sb, perf };
     /* The learner's own tasks: their grades, and the hints they opened, are remembered. */
     int own_tasks = !opt->expect && strcmp(tasks_root, root) == 0 && !opt->build_arg;
     char *progress_path = xasprintf("%s/progress.json", build_dir);

@@ -186,6 +186,7 @@ static task_meta *task_for_section(parse_state *st, const char *section)
     t->room = xstrdup(room->dir);
     t->id = xasprintf("%s/%s", room->dir, section);
     t->timeout = 10;
+    t->perf_limit = 1.5;
     sl_push(&st->runs_lines, "");
     return t;
 }
@@ -263,8 +264,34 @@ static int on_ini_entry(void *user, const char *section, const char *name, const
         t->nrun_lines++;
         for (int c = before; c < t->nconfigs; c++)
             t->configs[c].line = t->nrun_lines;
+    } else if (strcmp(name, "perf") == 0) {
+        char err[300];
+        run_config *configs = NULL;
+        int n = 0;
+        if (expand_runs(value, &configs, &n, err, sizeof err) != 0 || n != 1) {
+            for (int c = 0; c < n; c++)
+                config_free(&configs[c]);
+            free(configs);
+            return fail(st, "[%s]: perf '%s' is not one configuration (key=value, one value each)", section, value);
+        }
+        if (t->perf) {
+            config_free(t->perf);
+            free(t->perf);
+        }
+        t->perf = configs;
+    } else if (strcmp(name, "perf_time") == 0) {
+        set_text(&t->perf_time, value);
+    } else if (strcmp(name, "perf_hint") == 0) {
+        set_text(&t->perf_hint, value);
+    } else if (strcmp(name, "perf_limit") == 0) {
+        char *end = NULL;
+        double limit = strtod(value, &end);
+        if (end == value || *end != '\0' || !(limit >= 1 && limit <= 100))
+            return fail(st, "[%s]: perf_limit '%s' is not a ratio in [1, 100]", section, value);
+        t->perf_limit = limit;
     } else {
-        return fail(st, "[%s]: unknown key '%s' (known: title source kind runs timeout hint1..hint9 libs)", section, name);
+        return fail(st, "[%s]: unknown key '%s' (known: title source kind runs timeout hint1..hint9 libs "
+                        "perf perf_time perf_limit perf_hint)", section, name);
     }
     return 1;
 }
@@ -317,6 +344,11 @@ int room_load(const char *ini_path, const char *dir, room_meta *room, char *err,
             }
         if (status == 0 && t->nhints == 0)
             t->hints[t->nhints++] = xstrdup("Re-read the TODO comments and the room's README.md.");
+        if (status == 0 && (!t->perf) != (!t->perf_time)) {
+            snprintf(err, errlen, "%s: [%s] has %s but no %s (a perf verdict needs both)", ini_path, t->name,
+                     t->perf ? "perf" : "perf_time", t->perf ? "perf_time" : "perf");
+            status = -1;
+        }
     }
     if (status == 0 && !room->title)
         room->title = xstrdup(dir);
@@ -372,7 +404,10 @@ void workbook_free(workbook *wb)
         for (int i = 0; i < room->ntasks; i++) {
             task_meta *t = &room->tasks[i];
             free(t->id), free(t->room), free(t->name), free(t->title), free(t->source);
-            free(t->kind), free(t->runs_text), free(t->libs);
+            free(t->kind), free(t->runs_text), free(t->libs), free(t->perf_time), free(t->perf_hint);
+            if (t->perf)
+                config_free(t->perf);
+            free(t->perf);
             for (int h = 0; h < MAX_HINTS; h++)
                 free(t->hints[h]);
             for (int c = 0; c < t->nconfigs; c++)

@@ -15,6 +15,12 @@
  *   libs    = -lcublas      ; linked in native builds (where installed); in the CUDA simulator
  *                           ; only -lcublas and -lnccl (simulated): the task must leave out
  *                           ; the parts that need the others (#ifdef CUDA_SIM)
+ *   perf       = threads=2 n=4000003  ; the perf configuration: ONE larger run (no lists)
+ *   perf_time  = reduction | by hand  ; the program's `time` lines compared (their sum)
+ *   perf_limit = 1.5                  ; SLOW above this ratio to the reference (default 1.5)
+ *   perf_hint  = What the lesson says about why such a version is slow ...
+ *
+ * A task with perf and perf_time gets a perf verdict after it passes (perf.h).
  *
  * Hints form a ladder, hint1 (the idea) to hintN (nearly the code), N <= 9,
  * with no gaps; `make hint` shows one level at a time.
@@ -55,6 +61,10 @@ typedef struct {
     run_config *configs;
     int nconfigs;
     int nrun_lines; /* how many runs lines the task has */
+    run_config *perf;  /* the perf configuration, or NULL: no perf verdict for this task */
+    char *perf_time;   /* the names of the timings compared, "a | b"; set with perf */
+    double perf_limit; /* SLOW when the task's time is more than this times the reference's */
+    char *perf_hint;   /* why such a version is slow (the lesson's words), or NULL */
 } task_meta;
 
 typedef struct {

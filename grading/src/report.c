@@ -49,14 +49,30 @@ static const char *bold(void)
     return use_colour ? "\033[1m" : "";
 }
 
-/* "PASS", "PASS (simulated)", ... */
+/* "PASS", "PASS (simulated)", "PASS perf 1.08x", "PASS SLOW 2.31x", ... (in a static buffer) */
 static const char *status_label(const task_report *tr)
 {
+    static char label[40];
     if (tr->status == ST_PASS && tr->mode == MODE_SIM)
         return "PASS (simulated)";
     if (tr->status == ST_NOT_STARTED)
         return "NOT STARTED";
+    if (tr->status == ST_PASS && (tr->perf.verdict == PERF_OK || tr->perf.verdict == PERF_SLOW)) {
+        snprintf(label, sizeof label, "PASS %s %.2fx", tr->perf.verdict == PERF_SLOW ? "SLOW" : "perf",
+                 tr->perf.ratio);
+        return label;
+    }
+    if (tr->status == ST_PASS && tr->perf.verdict == PERF_FAILED)
+        return "PASS perf failed";
     return status_name(tr->status);
+}
+
+/* A SLOW (or failed perf) PASS is shown in yellow. */
+static const char *label_colour(const task_report *tr)
+{
+    if (tr->status == ST_PASS && (tr->perf.verdict == PERF_SLOW || tr->perf.verdict == PERF_FAILED))
+        return colour_of(ST_SKIP);
+    return colour_of(tr->status);
 }
 
 /* The width of n in decimal: "[ 9/31]" lines up with "[10/31]". */
@@ -103,12 +119,21 @@ static int passed_runs(const task_report *tr)
     return n;
 }
 
+void term_perf_progress(const task_meta *task)
+{
+    if (be_quiet || !on_tty)
+        return;
+    clear_line();
+    printf("%s  perf: timing task and reference at %s", progress_prefix, task->perf->label);
+    fflush(stdout);
+}
+
 void term_task_done(int index, int total, const task_report *tr)
 {
     if (be_quiet)
         return;
     clear_line();
-    printf("[%*d/%d] %-22s %s%-16s%s ", digits(total), index, total, tr->meta->id, colour_of(tr->status),
+    printf("[%*d/%d] %-22s %s%-16s%s ", digits(total), index, total, tr->meta->id, label_colour(tr),
            status_label(tr), reset());
     if (tr->status == ST_NOT_STARTED)
         printf("%-16s %8s  %s\n", "not built or run", "", tr->meta->title);
@@ -168,6 +193,23 @@ static void print_room_line(const room_meta *room, int graded, int passed, int s
                passed, room->ntasks);
 }
 
+/* What the table says under a task about its perf verdict (a new string), or NULL: the
+ * figures behind a ratio, and for SLOW or failed the reason and the lesson's hint. */
+static char *perf_lines(const task_report *tr)
+{
+    const perf_report *p = &tr->perf;
+    const task_meta *t = tr->meta;
+    if (p->verdict == PERF_SLOW)
+        return xasprintf("SLOW: %.2fx the reference's time (the limit is %.2gx): %s took %.4g s against %.4g s,\n"
+                         "medians of %d runs each at %s (spreads %.0f%% and %.0f%%)%s%s",
+                         p->ratio, t->perf_limit, t->perf_time, p->task_median, p->ref_median, p->runs,
+                         t->perf->label, 100 * p->task_spread, 100 * p->ref_spread, t->perf_hint ? "\nwhy: " : "",
+                         t->perf_hint ? t->perf_hint : "");
+    if (p->verdict == PERF_FAILED)
+        return xasprintf("perf not measured: %s", p->note);
+    return NULL;
+}
+
 void term_summary(const grade_report *rep, const workbook *wb, const char *json_path, const char *junit_path)
 {
     printf("\n");
@@ -181,8 +223,12 @@ void term_summary(const grade_report *rep, const workbook *wb, const char *json_
                 continue;
             if (graded++ == 0)
                 printf("%s%s -- %s%s\n", bold(), room->dir, room->title, reset());
-            printf("  %-8s %s%-16s%s %s\n", tr->meta->name, colour_of(tr->status), status_label(tr), reset(),
+            printf("  %-8s %s%-16s%s %s\n", tr->meta->name, label_colour(tr), status_label(tr), reset(),
                    tr->meta->title);
+            char *perf = perf_lines(tr);
+            if (perf)
+                print_indented(perf, "             ");
+            free(perf);
             if (tr->status == ST_PASS)
                 passed++;
             else if (tr->status == ST_SKIP)
@@ -236,6 +282,26 @@ static json_t *opt_string(const char *s)
     return s ? json_string(s) : json_null();
 }
 
+/* The perf verdict (perf.h): null when not measured; seconds are the medians of the sum of
+ * the named timings. */
+static json_t *perf_json(const task_report *tr)
+{
+    const perf_report *p = &tr->perf;
+    if (p->verdict == PERF_NONE)
+        return json_null();
+    int measured = p->verdict == PERF_OK || p->verdict == PERF_SLOW;
+    json_t *o = json_pack("{s:s, s:s, s:s, s:f}", "verdict", perf_verdict_name(p->verdict), "config",
+                          tr->meta->perf->label, "timing", tr->meta->perf_time, "limit", tr->meta->perf_limit);
+    json_object_set_new(o, "ratio", measured ? json_real(p->ratio) : json_null());
+    json_object_set_new(o, "task_seconds", measured ? json_real(p->task_median) : json_null());
+    json_object_set_new(o, "reference_seconds", measured ? json_real(p->ref_median) : json_null());
+    json_object_set_new(o, "task_spread", measured ? json_real(p->task_spread) : json_null());
+    json_object_set_new(o, "reference_spread", measured ? json_real(p->ref_spread) : json_null());
+    json_object_set_new(o, "runs", json_integer(p->runs));
+    json_object_set_new(o, "note", opt_string(p->note));
+    return o;
+}
+
 int report_write_json(const grade_report *rep, const char *path)
 {
     json_t *tasks = json_array();
@@ -258,6 +324,7 @@ int report_write_json(const grade_report *rep, const char *path)
         json_object_set_new(task, "hints_opened", json_integer(tr->hints_opened));
         json_object_set_new(task, "log", opt_string(tr->log_path));
         json_object_set_new(task, "runs", runs);
+        json_object_set_new(task, "perf", perf_json(tr));
         json_array_append_new(tasks, task);
     }
     int counts[ST_COUNT];
@@ -291,8 +358,14 @@ int report_write_json(const grade_report *rep, const char *path)
 /* The text a student sees under a task on Gradescope: status, message, where the hints are. */
 static char *gradescope_output(const task_report *tr)
 {
-    char *text = xasprintf("%s%s%s", status_name(tr->status), tr->message ? ": " : "",
-                           tr->message ? tr->message : "");
+    char *text = xasprintf("%s%s%s", status_name(tr->status), tr->message ? ": " : "", tr->message ? tr->message : "");
+    char *perf = perf_lines(tr);
+    if (perf) {
+        char *with = xasprintf("%s\n%s", text, perf);
+        free(text);
+        text = with;
+        free(perf);
+    }
     if (tr->status != ST_PASS && tr->status != ST_SKIP) {
         char *pointer = hint_pointer(tr);
         char *with = xasprintf("%s\n%s", text, pointer);
@@ -381,6 +454,13 @@ int report_write_junit(const grade_report *rep, const char *path)
             fprintf(f, ": ");
             xml_escaped(f, tr->meta->title);
             fprintf(f, "\" time=\"%.3f\">\n", tr->seconds);
+            if (tr->perf.verdict != PERF_NONE) {
+                fprintf(f, "      <properties>\n        <property name=\"perf\" value=\"%s\"/>\n",
+                        perf_verdict_name(tr->perf.verdict));
+                if (tr->perf.verdict == PERF_OK || tr->perf.verdict == PERF_SLOW)
+                    fprintf(f, "        <property name=\"perf_ratio\" value=\"%.3f\"/>\n", tr->perf.ratio);
+                fprintf(f, "      </properties>\n");
+            }
             const char *element = tr->status == ST_SKIP ? "skipped"
                                 : tr->status == ST_BUILD_ERROR ? "error"
                                 : tr->status == ST_PASS ? NULL : "failure";

@@ -12,6 +12,8 @@
 void term_init(int quiet);
 void term_task_start(int index, int total, const task_meta *task);
 void term_run_progress(const task_meta *task, int run, int nruns, const char *config);
+/* The perf runs after a PASS are under way (perf.h). */
+void term_perf_progress(const task_meta *task);
 void term_task_done(int index, int total, const task_report *tr);
 void term_summary(const grade_report *rep, const workbook *wb, const char *json_path, const char *junit_path);
 

@@ -201,3 +201,46 @@ int results_compare(const result_set *expected, const result_set *got, char **me
         sb_free(&sb);
     return problems;
 }
+
+/* Splits line[0..len) into words (at most max), in place in a copy; returns how many. */
+static int split_words(char *copy, char **words, int max)
+{
+    int n = 0;
+    for (char *p = strtok(copy, " \t\r"); p && n < max; p = strtok(NULL, " \t\r"))
+        words[n++] = p;
+    return n;
+}
+
+int results_timing(const char *text, const char *name, double *seconds)
+{
+    char want[256];
+    char *wanted_words[32];
+    snprintf(want, sizeof want, "%s", name);
+    int nwant = split_words(want, wanted_words, 32);
+    if (nwant == 0)
+        return 0;
+    for (const char *p = text; p && *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        if (len < 512) {
+            char *copy = xstrndup(p, len);
+            char *w[64];
+            int n = split_words(copy, w, 64);
+            /* time, the name's words, a number, "s", then nothing or more words */
+            if (n >= nwant + 3 && strcmp(w[0], "time") == 0 && strcmp(w[nwant + 2], "s") == 0) {
+                int same = 1;
+                for (int i = 0; i < nwant && same; i++)
+                    same = strcmp(w[1 + i], wanted_words[i]) == 0;
+                double v;
+                if (same && parse_double(w[nwant + 1], &v) && isfinite(v) && v >= 0) {
+                    *seconds = v;
+                    free(copy);
+                    return 1;
+                }
+            }
+            free(copy);
+        }
+        p = nl ? nl + 1 : NULL;
+    }
+    return 0;
+}

@@ -44,4 +44,12 @@ int results_compare(const result_set *expected, const result_set *got, char **me
 /* Compares one value the way results_compare does: 1 when equal enough. */
 int results_value_matches(const result_line *expected, const char *got_value);
 
+/* The timing protocol (pr.h's pr_print_time): a line, leading spaces allowed,
+ *     time <name> <seconds> s [anything, e.g. "(1.93x speedup vs serial)"]
+ * <name> is free text (words separated by spaces, compared with runs of spaces as one);
+ * <seconds> a number, followed by the word "s".  Timings are never compared for
+ * correctness; the perf verdict reads them (perf.h).  Returns 1 with *seconds set from
+ * the first such line whose name is `name`, else 0. */
+int results_timing(const char *text, const char *name, double *seconds);
+
 #endif

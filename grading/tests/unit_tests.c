@@ -11,6 +11,7 @@
 #include "gen.h"
 #include "grader.h"
 #include "meta.h"
+#include "perf.h"
 #include "results.h"
 #include "runner.h"
 #include "policy.h"
@@ -301,6 +302,78 @@ static void test_room_load_errors(void)
     free_room(&room);
     CU_ASSERT_EQUAL(load_ini("[bogus]\nx = 1\n", &room, err, sizeof err), -1);
     free_room(&room);
+}
+
+/* The perf keys: one configuration, both perf and perf_time, a limit in range. */
+static void test_room_load_perf(void)
+{
+    room_meta room;
+    char err[400] = "";
+    const char *base = "[task1]\ntitle = A\nsource = a.c\nkind = c\nruns = n=1\n";
+    char *ini = xasprintf("%sperf = threads=2 n=99\nperf_time = by hand | reduction\nperf_limit = 1.25\n"
+                          "perf_hint = why\n  it is slow\n", base);
+    CU_ASSERT_EQUAL_FATAL(load_ini(ini, &room, err, sizeof err), 0);
+    CU_ASSERT_STRING_EQUAL(room.tasks[0].perf->label, "threads=2 n=99");
+    CU_ASSERT_STRING_EQUAL(room.tasks[0].perf_time, "by hand | reduction");
+    CU_ASSERT_DOUBLE_EQUAL(room.tasks[0].perf_limit, 1.25, 1e-12);
+    CU_ASSERT_STRING_EQUAL(room.tasks[0].perf_hint, "why it is slow");
+    free_room(&room);
+    free(ini);
+    /* without perf keys: no verdict, and the default limit */
+    CU_ASSERT_EQUAL_FATAL(load_ini(base, &room, err, sizeof err), 0);
+    CU_ASSERT_PTR_NULL(room.tasks[0].perf);
+    CU_ASSERT_DOUBLE_EQUAL(room.tasks[0].perf_limit, 1.5, 1e-12);
+    free_room(&room);
+    const char *bad[][2] = {
+        { "perf = threads=1,2 n=5\nperf_time = x\n", "is not one configuration" },
+        { "perf = threads=2\n", "has perf but no perf_time" },
+        { "perf_time = x\n", "has perf_time but no perf" },
+        { "perf = n=5\nperf_time = x\nperf_limit = 0.5\n", "perf_limit '0.5'" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ini = xasprintf("%s%s", base, bad[i][0]);
+        CU_ASSERT_EQUAL(load_ini(ini, &room, err, sizeof err), -1);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, bad[i][1]));
+        if (!strstr(err, bad[i][1]))
+            fprintf(stderr, "\n  perf case %zu: %s\n", i, err);
+        free_room(&room);
+        free(ini);
+    }
+}
+
+/* The timing protocol: "time <name> <seconds> s", as pr_print_time prints it. */
+static void test_results_timing(void)
+{
+    const char *out = "task2: sum\n  time serial                    0.003417 s\n"
+                      "  time by hand                   0.001626 s   (2.10x speedup vs serial)\n"
+                      "  time pipeline, 2 stages, per epoch   1.5e-03 s\n"
+                      "result sum = 5 tol 1e-9\ntime  by   hand 9 s\n  time broken 0.1s\n  time neg -1 s\n";
+    double t = -1;
+    CU_ASSERT_EQUAL(results_timing(out, "serial", &t), 1);
+    CU_ASSERT_DOUBLE_EQUAL(t, 0.003417, 1e-12);
+    CU_ASSERT_EQUAL(results_timing(out, "by hand", &t), 1); /* the first line of that name */
+    CU_ASSERT_DOUBLE_EQUAL(t, 0.001626, 1e-12);
+    CU_ASSERT_EQUAL(results_timing(out, "pipeline, 2 stages, per epoch", &t), 1);
+    CU_ASSERT_DOUBLE_EQUAL(t, 1.5e-3, 1e-12);
+    CU_ASSERT_EQUAL(results_timing(out, "by", &t), 0);      /* a name is matched whole */
+    CU_ASSERT_EQUAL(results_timing(out, "broken", &t), 0);  /* "0.1s" is not "<seconds> s" */
+    CU_ASSERT_EQUAL(results_timing(out, "neg", &t), 0);     /* no negative times */
+    CU_ASSERT_EQUAL(results_timing(out, "sum", &t), 0);     /* result lines are not timings */
+    CU_ASSERT_EQUAL(results_timing("", "serial", &t), 0);
+}
+
+static void test_perf_median(void)
+{
+    double v[] = { 3, 1, 2 }, spread;
+    CU_ASSERT_DOUBLE_EQUAL(perf_median(v, 3, &spread), 2, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(spread, 1.0, 1e-12);
+    double w[] = { 4, 1, 3, 2 };
+    CU_ASSERT_DOUBLE_EQUAL(perf_median(w, 4, &spread), 2.5, 1e-12);
+    CU_ASSERT_EQUAL(perf_mode_parse("required"), PERF_MODE_REQUIRED);
+    CU_ASSERT_EQUAL(perf_mode_parse("off"), PERF_MODE_OFF);
+    CU_ASSERT_EQUAL(perf_mode_parse("yes"), -1);
+    CU_ASSERT_STRING_EQUAL(perf_verdict_name(PERF_SLOW), "slow");
+    CU_ASSERT_PTR_NULL(perf_verdict_name(PERF_NONE));
 }
 
 /* ---- the generator ------------------------------------------------------------------- */
@@ -1806,6 +1879,9 @@ int main(void)
         { "metadata", "tasks.ini loads", test_room_load },
         { "metadata", "tasks.ini errors name file and line", test_room_load_errors },
         { "metadata", "the hint ladder: hint1..hintN, no gaps", test_room_load_hint_ladder },
+        { "metadata", "the perf keys", test_room_load_perf },
+        { "results", "the timing protocol", test_results_timing },
+        { "perf", "medians, spreads, modes", test_perf_median },
         { "generator", "blocks become TODOs and placeholders", test_gen_replaces_blocks },
         { "generator", "bug hunts: the buggy line, no marker", test_gen_bug_blocks },
         { "generator", "a task still as generated is untouched", test_gen_task_untouched },

@@ -11,7 +11,10 @@
 #
 # Environment: JOBS (default: half the cores, at least 1), ROOM / TASK (grade
 # only those), CLASS_OUT (default build/class), GRADE_TIMEOUT_SCALE as usual,
-# SANDBOX=off (grade without the sandbox: said in every report and the summary).
+# SANDBOX=off (grade without the sandbox: said in every report and the summary),
+# PERF=on|off|required (the perf verdict, as make grade's; default on: keep JOBS times
+# 2, the threads or ranks of a perf run, within the cores, or the graders side by side
+# slow each other's perf runs down).
 # Output under CLASS_OUT: students/NAME/{grade-report.json, grade-report.xml,
 # results.json (Gradescope's), grade.log, progress.json when the checkout had one}
 # or students/NAME/error.txt, class.csv, hints.csv and summary.html.
@@ -44,6 +47,11 @@ if [ -n "${ROOM:-}" ] && [ ! -f "$ROOM/tasks.ini" ] && ! compgen -G "${ROOM}_*/t
     exit 2
 fi
 [ -z "${TASK:-}" ] || resolve_task "$TASK" >/dev/null || exit 2
+
+case "${PERF:-}" in
+    ""|on|off|required) [ -z "${PERF:-}" ] || export GRADE_PERF=$PERF ;;
+    *) die "PERF=$PERF: on (the default), off or required" ;;
+esac
 
 # The sandbox: required, unless the instructor says SANDBOX=off.
 case "${SANDBOX:-on}" in

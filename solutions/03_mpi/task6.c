@@ -287,9 +287,9 @@ int main(int argc, char **argv)
             printf(" %15s", op_name[op]);
         printf("\n");
     }
+    double t[OPS]; /* the last row's: the whole vectors */
     for (long len = 1;; len = len * 64 < m ? len * 64 : m) {
         vec_t part = { mine, out, tmp, len };
-        double t[OPS];
         for (int op = 0; op < OPS; op++)
             t[op] = time_op((enum op)op, &part, reps);
         if (rank == 0) {
@@ -301,6 +301,8 @@ int main(int argc, char **argv)
         if (len == m)
             break;
     }
+    pr_print_time("tree reduce, whole vectors", t[TREE], t[MPI_REDUCE], "MPI_Reduce");
+    pr_print_time("ring allreduce, whole vectors", t[RING], t[MPI_ALLREDUCE], "MPI_Allreduce");
     if (rank == 0 && size > 1)
         printf("  Every rank of the ring sends 2(p-1)/p = %.2f vectors' worth in 2(p-1) = %d\n"
                "  steps; rank 0 of the tree receives a whole vector in each of ceil(log2 p) = %d\n"

@@ -1,0 +1,174 @@
+/* perf.c -- see perf.h. */
+#define _GNU_SOURCE
+#include "perf.h"
+#include "report.h"
+#include "results.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int perf_mode_parse(const char *text)
+{
+    if (!text)
+        return -1;
+    if (strcmp(text, "off") == 0)
+        return PERF_MODE_OFF;
+    if (strcmp(text, "on") == 0)
+        return PERF_MODE_ON;
+    if (strcmp(text, "required") == 0)
+        return PERF_MODE_REQUIRED;
+    return -1;
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+double perf_median(double *v, int n, double *spread)
+{
+    qsort(v, (size_t)n, sizeof *v, compare_doubles);
+    double median = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    *spread = median > 0 ? (v[n - 1] - v[0]) / median : 0;
+    return median;
+}
+
+/* The sum of the task's named timings ("a | b") in out; 1 when every one was printed, else
+ * 0 with the first missing name in *missing (a new string). */
+static int sum_timings(const task_meta *task, const char *out, double *sum, char **missing)
+{
+    *sum = 0;
+    char *names = xstrdup(task->perf_time);
+    int ok = 1;
+    for (char *save = NULL, *name = strtok_r(names, "|", &save); name && ok; name = strtok_r(NULL, "|", &save)) {
+        while (*name == ' ')
+            name++;
+        size_t n = strlen(name);
+        while (n > 0 && name[n - 1] == ' ')
+            name[--n] = '\0';
+        double seconds;
+        if (results_timing(out, name, &seconds))
+            *sum += seconds;
+        else {
+            *missing = xstrdup(name);
+            ok = 0;
+        }
+    }
+    free(names);
+    return ok;
+}
+
+/* Sets the verdict and its note (a new string, or NULL). */
+static void set_verdict(perf_report *p, perf_verdict v, char *note)
+{
+    p->verdict = v;
+    free(p->note);
+    p->note = note;
+}
+
+/* One run of the reference (learner 0) or the task at the perf configuration: its timing sum
+ * in *seconds, and for the reference its results in *expected.  Returns NULL, or why the run
+ * gives no timing (a new string). */
+static char *perf_run(const grade_context *ctx, const task_meta *task, const char *exe, int learner,
+                      result_set *expected, double *seconds)
+{
+    double timeout = task->timeout * ctx->policy->timeout_scale;
+    run_result res;
+    grade_run_program(ctx, task, task->perf, exe, learner, timeout, &res);
+    char *why = NULL, *missing = NULL;
+    if (res.outcome == RUN_INTERRUPTED) {
+        why = xstrdup("interrupted");
+    } else if (!learner) {
+        char parse_err[300] = "";
+        if (res.outcome != RUN_EXITED || res.exit_code != 0 ||
+            results_parse(res.out, expected, parse_err, sizeof parse_err) != 0) {
+            char *how = run_describe(&res, timeout);
+            why = xasprintf("the reference failed at the perf size (a bug in the workbook): %s%s%s", how,
+                            parse_err[0] ? "; " : "", parse_err);
+            free(how);
+        }
+    } else {
+        char *message = NULL;
+        grade_status st = judge_run(&res, timeout, expected, task_uses_launcher(task), &message);
+        if (st != ST_PASS)
+            why = xasprintf("your program, run at the perf size (%s): %s: %s", task->perf->label, status_name(st),
+                            message ? message : "?");
+        free(message);
+    }
+    if (!why && !sum_timings(task, res.out, seconds, &missing))
+        why = xasprintf("%s printed no 'time %s ... s' line at the perf size", learner ? "your program" : "the reference",
+                        missing);
+    free(missing);
+    run_result_free(&res);
+    return why;
+}
+
+/* Whether n runs of each side say SLOW: the task's median over the limit times the
+ * reference's median, and its fastest run too (a machine busy now and then slows some runs
+ * down, never speeds one up: one fast run shows what the task can do). */
+static int looks_slow(const double *t_task, const double *t_ref, int n, double limit)
+{
+    double a[PERF_MAX_RUNS], b[PERF_MAX_RUNS], sa, sb;
+    memcpy(a, t_task, (size_t)n * sizeof *a);
+    memcpy(b, t_ref, (size_t)n * sizeof *b);
+    double mt = perf_median(a, n, &sa), mr = perf_median(b, n, &sb);
+    return mr > 0 && mt > limit * mr && a[0] > limit * mr; /* a[] is sorted: a[0] the fastest */
+}
+
+void perf_measure(const grade_context *ctx, const task_meta *task, const char *ref_exe, const char *task_exe,
+                  task_report *tr)
+{
+    perf_report *p = &tr->perf;
+    if (ctx->perf == PERF_MODE_OFF || !task->perf || tr->status != ST_PASS || runner_interrupted())
+        return;
+    if (tr->mode == MODE_SIM) {
+        set_verdict(p, PERF_NA, xstrdup("simulated: the CUDA CPU simulator's timings say nothing about a GPU"));
+        return;
+    }
+    double t_task[PERF_MAX_RUNS], t_ref[PERF_MAX_RUNS];
+    int n = 0;
+    char *why = NULL;
+    int task_side_failed = 0;
+    term_perf_progress(task);
+    /* alternately, so that a machine busy for a while slows both sides alike */
+    while (n < PERF_MAX_RUNS && !why) {
+        result_set expected = { 0 };
+        why = perf_run(ctx, task, ref_exe, 0, &expected, &t_ref[n]);
+        if (!why) {
+            why = perf_run(ctx, task, task_exe, 1, &expected, &t_task[n]);
+            task_side_failed = why != NULL;
+        }
+        results_free(&expected);
+        if (why)
+            break;
+        n++;
+        if (n >= PERF_MIN_RUNS && !looks_slow(t_task, t_ref, n, task->perf_limit))
+            break; /* not slow: no need for more runs */
+    }
+    if (why) {
+        int interrupted = runner_interrupted();
+        set_verdict(p, task_side_failed && !interrupted ? PERF_FAILED : PERF_NA, why);
+    } else {
+        p->runs = n;
+        p->task_median = perf_median(t_task, n, &p->task_spread);
+        p->ref_median = perf_median(t_ref, n, &p->ref_spread);
+        if (!(p->ref_median > 0))
+            set_verdict(p, PERF_NA, xstrdup("the reference's time is 0 s at the perf size: too small to compare"));
+        else {
+            p->ratio = p->task_median / p->ref_median;
+            set_verdict(p, looks_slow(t_task, t_ref, n, task->perf_limit) ? PERF_SLOW : PERF_OK, NULL);
+        }
+    }
+    if (ctx->perf == PERF_MODE_REQUIRED && (p->verdict == PERF_SLOW || p->verdict == PERF_FAILED)) {
+        tr->status = ST_FAIL;
+        free(tr->message);
+        tr->message = p->verdict == PERF_SLOW
+                    ? xasprintf("too slow (PERF=required): %.2fx the reference's time, the limit is %.2gx",
+                                p->ratio, task->perf_limit)
+                    : xasprintf("perf check failed (PERF=required): %s", p->note);
+    }
+}

@@ -1,0 +1,38 @@
+/* perf.h -- the perf verdict: after a task passes, its speed against the reference's.
+ *
+ * A task whose tasks.ini names a perf configuration (`perf`) and the timings to compare
+ * (`perf_time`, names of the program's `time` lines: results.h) is run again at that
+ * configuration, task and reference alternately, at least PERF_MIN_RUNS times each.  The
+ * sum of the named timings is taken from each run; the verdict compares the medians:
+ * ratio = task / reference.  Above the task's perf_limit (default 1.5) it is SLOW, but only
+ * when the task's fastest run is above it too, and after more runs (up to PERF_MAX_RUNS each)
+ * still say so: a busy machine slows some runs down and never speeds one up, so a noisy
+ * machine gives the task the benefit of the doubt, never a SLOW from a few bad runs.  The task's perf runs are checked like any
+ * run (exit status, result lines); a failure there is the verdict "failed".  Simulated CUDA
+ * runs get "n/a": the simulator's timings say nothing about a GPU.
+ *
+ * The verdict never changes a PASS, except under PERF_MODE_REQUIRED (make grade
+ * PERF=required), where SLOW and failed make the task FAIL. */
+#ifndef PR_PERF_H
+#define PR_PERF_H
+
+#include "grader.h"
+
+enum { PERF_MODE_OFF, PERF_MODE_ON, PERF_MODE_REQUIRED };
+
+#define PERF_MIN_RUNS 3
+#define PERF_MAX_RUNS 7
+
+/* "off", "on", "required" -> the mode; -1 for anything else. */
+int perf_mode_parse(const char *text);
+
+/* Measures tr's perf verdict into tr->perf (a PASS of a task with a perf configuration,
+ * ctx->perf not off); under PERF_MODE_REQUIRED turns a SLOW or failed verdict into FAIL. */
+void perf_measure(const grade_context *ctx, const task_meta *task, const char *ref_exe, const char *task_exe,
+                  task_report *tr);
+
+/* The median and (max - min) / median of n values (sorted in place).  Exposed for the
+ * unit tests. */
+double perf_median(double *v, int n, double *spread);
+
+#endif

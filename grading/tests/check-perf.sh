@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# check-perf.sh -- the perf verdict (grading/src/perf.h) says what it should:
+#   1. every task with a perf configuration names timings its solution prints (run
+#      natively below; a CUDA task's names are looked for in its source, since the
+#      simulator does not time them);
+#   2. each solution, graded as a learner's task with PERF=required, passes with a
+#      verdict "ok" (never SLOW against itself), PERF_REPEAT times (default 1; the
+#      figures for 20 repetitions are in docs/benchmarks.md); simulated tasks say "n/a";
+#   3. deliberately slow but correct versions (grading/tests/perf/*.patch, applied to
+#      copies of the solutions: a critical section on every addition, a process per
+#      item, a serial ring) get SLOW, and FAIL with PERF=required; a slow CUDA kernel
+#      in the simulator gets "n/a (simulated)";
+#   4. PERF=off measures nothing; a bad PERF value is a usage error (exit 2).
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+. grading/tests/lib-test.sh
+t_tmpdir pr-perf; tmp=$T_TMP
+G=grading/bin/grade
+[ -x "$G" ] || t_abort "build the grader first (make all)"
+repeat=${PERF_REPEAT:-1}
+[[ "$repeat" =~ ^[1-9][0-9]*$ ]] || t_abort "PERF_REPEAT=$repeat: a number of repetitions, 1 or more"
+
+# verdicts JSON: "task<TAB>status<TAB>perf verdict<TAB>ratio<TAB>mode" per task of a report
+verdicts() {
+    python3 - "$1" <<'EOF'
+import json, sys
+for t in json.load(open(sys.argv[1]))["tasks"]:
+    p = t.get("perf") or {}
+    r = p.get("ratio")
+    print("%s\t%s\t%s\t%s\t%s" % (t["id"], t["status"], p.get("verdict", "none"), "-" if r is None else "%.2f" % r,
+                            t["mode"]))
+EOF
+}
+
+# The tasks with a perf configuration, from the grader's reading of tasks.ini.
+mapfile -t perf_tasks < <($G --describe | awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+    $c["perf"] != "-" && !seen[$1]++ { print $1 "\t" $c["cuda"] "\t" $c["solution"] "\t" $c["perf_time"] }')
+[ ${#perf_tasks[@]} -ge 8 ] || t_fail "only ${#perf_tasks[@]} tasks have a perf configuration (want the issue's 8 or more)"
+native=() sim=()
+for line in "${perf_tasks[@]}"; do
+    IFS=$'\t' read -r id cuda solution names <<<"$line"
+    if [ "$cuda" = yes ]; then
+        sim+=("$id")
+        # 1. a CUDA task's timing names appear in its source as printed names
+        IFS='|' read -ra parts <<<"$names"
+        for n in "${parts[@]}"; do
+            n=$(sed 's/^ *//; s/ *$//' <<<"$n")
+            if grep -qF "\"$n\"" "$solution"; then t_pass; else t_fail "$id: perf_time '$n' is not a name $solution prints"; fi
+        done
+    else
+        native+=("$id")
+    fi
+done
+
+# 2. the solutions against themselves
+filter=(--task "$(IFS=,; echo "${native[*]}")")
+for r in $(seq "$repeat"); do
+    if $G --tasks-from solutions --expect pass --perf required --quiet "${filter[@]}" \
+        --json "$tmp/solutions.json" --junit "$tmp/solutions.xml" > "$tmp/solutions.log" 2>&1; then
+        t_pass
+    else
+        t_fail "repetition $r: a solution is not PASS with PERF=required: $(grep -A3 'SLOW\|FAIL' "$tmp/solutions.log" | head -20)"
+    fi
+    while IFS=$'\t' read -r id status verdict ratio mode; do
+        if [ "$verdict" = ok ]; then t_pass; else t_fail "repetition $r: $id against itself: $status, perf $verdict $ratio"; fi
+        echo "$r $id $ratio" >> "$tmp/ratios"
+    done < <(verdicts "$tmp/solutions.json")
+done
+[ "$repeat" -gt 1 ] && t_say "ratios of the solutions against themselves over $repeat repetitions (largest first):" &&
+    sort -k3 -rn "$tmp/ratios" | head -5 | sed 's/^/    /'
+
+# 3. the slow versions
+mkdir -p "$tmp/slow"
+cp -r solutions/. "$tmp/slow/"
+slow_ids=()
+for p in grading/tests/perf/*.patch; do
+    git -C "$tmp/slow" apply --unsafe-paths "$PWD/$p" 2>"$tmp/apply.err" ||
+        { t_fail "$p no longer applies to its solution: $(head -3 "$tmp/apply.err")"; continue; }
+    f=$(sed -n 's|^+++ b/||p' "$p" | head -1)
+    slow_ids+=("${f%.*}")
+done
+filter=(--task "$(IFS=,; echo "${slow_ids[*]}")")
+$G --tasks-from "$tmp/slow" --perf on --quiet "${filter[@]}" --json "$tmp/slow.json" --junit "$tmp/slow.xml" \
+    > "$tmp/slow.log" 2>&1
+while IFS=$'\t' read -r id status verdict ratio mode; do
+    if [ "$mode" = sim ]; then
+        if [ "$status" = PASS ] && [ "$verdict" = n/a ]; then t_pass; else t_fail "$id (slow, simulated): $status, perf $verdict (want PASS, n/a)"; fi
+    elif [ "$status" = PASS ] && [ "$verdict" = slow ]; then
+        t_pass
+    else
+        t_fail "$id (slow on purpose): $status, perf $verdict $ratio (want PASS, slow): $(grep -A3 "$(basename "$id")" "$tmp/slow.log" | head -8)"
+    fi
+done < <(verdicts "$tmp/slow.json")
+grep -q 'PASS SLOW' "$tmp/slow.log" && grep -q 'why: ' "$tmp/slow.log" && t_pass ||
+    t_fail "the table does not show SLOW with the lesson's reason: $(head -20 "$tmp/slow.log")"
+grep -q '<property name="perf" value="slow"/>' "$tmp/slow.xml" && t_pass || t_fail "the JUnit report has no perf property"
+# PERF=required: SLOW fails (one task is enough: the rule is the same for all)
+one=${slow_ids[0]}
+if GRADE_PERF=required $G --tasks-from "$tmp/slow" --quiet --task "$one" --json "$tmp/req.json" --junit "$tmp/req.xml" \
+    > "$tmp/req.log" 2>&1; then
+    t_fail "PERF=required: the slow $one exits 0"
+else
+    grep -q 'too slow (PERF=required)' "$tmp/req.log" && t_pass || t_fail "PERF=required: no 'too slow' message: $(cat "$tmp/req.log")"
+    [ "$(verdicts "$tmp/req.json" | cut -f2)" = FAIL ] && t_pass || t_fail "PERF=required: the slow $one is not FAIL"
+fi
+# The class report marks it.
+mkdir -p "$tmp/class/students/ann"
+cp "$tmp/slow.json" "$tmp/class/students/ann/grade-report.json"
+if grading/bin/class-report --root . --students "$tmp/class/students" --csv "$tmp/class/class.csv" \
+    --html "$tmp/class/summary.html" > /dev/null 2>&1 && grep -q 'PASS SLOW' "$tmp/class/class.csv" &&
+    grep -q 'class="c pass slow"' "$tmp/class/summary.html"; then
+    t_pass
+else
+    t_fail "the class report does not mark SLOW: $(cat "$tmp/class/class.csv" 2>/dev/null | head -3)"
+fi
+
+# 4. PERF=off, bad values
+$G --tasks-from solutions --perf off --quiet --task "${native[0]}" --json "$tmp/off.json" --junit "$tmp/off.xml" \
+    > /dev/null 2>&1
+[ "$(verdicts "$tmp/off.json" | cut -f3)" = none ] && t_pass || t_fail "PERF=off still measured: $(verdicts "$tmp/off.json")"
+out=$($G --perf fast --list 2>&1); rc=$?
+[ $rc = 2 ] && grep -q "on, off or required" <<<"$out" && t_pass || t_fail "--perf fast: exit $rc: $out"
+out=$(GRADE_PERF=maybe $G --list 2>&1); rc=$?
+[ $rc = 2 ] && grep -q "GRADE_PERF" <<<"$out" && t_pass || t_fail "GRADE_PERF=maybe: exit $rc: $out"
+
+t_summary check-perf "the perf verdict: solutions ok against themselves, slow versions SLOW, simulated n/a"
