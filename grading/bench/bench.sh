@@ -193,7 +193,7 @@ bench_gpu() {
     if ! command -v "$nvcc" >/dev/null 2>&1; then
         row cuda "GPU benchmarks" "-" "" 0 "" "" "" "" "NOT MEASURED: a GPU but no nvcc (set NVCC)"; return
     fi
-    # (-I04_cuda: cpu_baseline.h; OpenMP for the programs' multi-threaded CPU baselines)
+    # (cpu_baseline.h is in grading/include; OpenMP for the programs' multi-threaded CPU baselines)
     local build=("$nvcc" -O3 -arch="$arch" -Xcompiler -fopenmp -Igrading/include -I04_cuda)
     { "${build[@]}" -o "$out/bin/gpubench" grading/bench/gpubench.cu -lcublas &&
         "${build[@]}" -o "$out/bin/gpusum" solutions/04_cuda/task2.cu &&

@@ -120,7 +120,7 @@ if wants grade; then
         local t p libs=() rc=0
         ldconfig -p 2>/dev/null | grep -q libnccl && libs=(-lnccl)
         for t in solutions/05_cuda_mpi/task*.cu; do
-            "${NVCC:-nvcc}" -O3 -arch="$CUDA_ARCH" -ccbin "$MPICXX" -Igrading/include -o build/gpu-session/figures "$t" "${libs[@]}" || return 1
+            "${NVCC:-nvcc}" -O3 -arch="$CUDA_ARCH" -ccbin "$MPICXX" -Xcompiler -fopenmp -Igrading/include -o build/gpu-session/figures "$t" "${libs[@]}" || return 1
             for p in 1 2 3 4; do
                 echo "-- $t, $p rank(s)"
                 timeout 120 bash -c '. grading/tools/lib.sh && mpi_run "$@"' mpi_run "$p" build/gpu-session/figures || rc=1

@@ -34,11 +34,13 @@
  * Read first: README.md, "Pageable and pinned host memory", "Host staging: the portable way", "Streams: overlapping copies, kernels and messages", "Task 2: a halo exchange on GPUs, overlapped with the interior".
  *
  * Rank 0 gathers the plate at the end and compares it with a serial CPU run:
- * the same additions in the same order, so it must match bit for bit.
+ * the same additions in the same order, so it must match bit for bit.  It times
+ * that CPU run on one core and with OpenMP on all of them (cpu_baseline.h), and
+ * prints the GPUs' speedup against each.
  *
  * Build and run by hand, from the room's folder:
- *   on a GPU:  nvcc -ccbin mpicxx -O2 -arch=native -I../grading/include -o task2 task2.cu
- *   anywhere:  ../grading/sim/simcc -ccbin mpicxx -O2 -I../grading/include -o task2 task2.cu
+ *   on a GPU:  nvcc -ccbin mpicxx -O2 -arch=native -Xcompiler -fopenmp -I../grading/include -o task2 task2.cu
+ *   anywhere:  ../grading/sim/simcc -ccbin mpicxx -O2 -fopenmp -I../grading/include -o task2 task2.cu
  *   mpiexec -n 4 ./task2 rows=4098 steps=200
  * Grade it from the top folder:  make grade TASK=05_cuda_mpi/task2
  */
@@ -46,6 +48,7 @@
 #include "pr.h"
 
 #include "cuda_mpi.h" /* pick_gpu, block_of...: the room's scaffolding */
+#include "cpu_baseline.h" /* the CPU on 1 core and on all: print_cpu_times(), print_vs_cpu() */
 
 #define TAG_UP 1   /* a row travelling to the rank above */
 #define TAG_DOWN 2 /* a row travelling to the rank below */
@@ -154,8 +157,9 @@ static void initial_row(double *row, int global_row, int cols)
         row[j] = global_row == 0 ? 1.0 : 0.0;
 }
 
-/* The serial reference on the CPU: the whole plate, rows x cols, `steps` steps. */
-static double *jacobi_serial(int rows, int cols, int steps)
+/* The reference on the CPU: the whole plate, rows x cols, `steps` steps; on one
+ * core, or with omp != 0 on OpenMP's threads (the same result: each point apart). */
+static double *jacobi_serial(int rows, int cols, int steps, int omp)
 {
     double *u = (double *)host_alloc((size_t)rows * cols * sizeof(double));
     double *unew = (double *)host_alloc((size_t)rows * cols * sizeof(double));
@@ -164,6 +168,7 @@ static double *jacobi_serial(int rows, int cols, int steps)
         initial_row(unew + (size_t)i * cols, i, cols);
     }
     for (int s = 0; s < steps; s++) {
+#pragma omp parallel for if (omp)
         for (int i = 1; i < rows - 1; i++)
             for (int j = 1; j < cols - 1; j++) {
                 size_t at = (size_t)i * cols + j;
@@ -264,8 +269,12 @@ int main(int argc, char **argv)
 
     if (rank == 0) {
         double t0 = pr_now();
-        double *expect = jacobi_serial(rows, cols, steps);
+        double *expect = jacobi_serial(rows, cols, steps, 0);
         double t_cpu = pr_now() - t0;
+        cpu_warm_up(); /* the same on every core, with OpenMP */
+        t0 = pr_now();
+        free(jacobi_serial(rows, cols, steps, 1));
+        double t_omp = pr_now() - t0;
         double max_diff = 0.0, sum = 0.0, expect_sum = 0.0;
         for (int i = 1; i < rows - 1; i++)
             for (int j = 1; j < cols - 1; j++) {
@@ -278,8 +287,8 @@ int main(int argc, char **argv)
         pr_check_double("sum of the inner points", sum, expect_sum, 1e-12);
         pr_check_double("largest difference from CPU", max_diff, 0.0, 1e-12);
         pr_result_double("heat", sum, 1e-10);
-        pr_print_time("serial CPU", t_cpu, 0, NULL);
-        pr_print_time("GPUs with halo exchange", t_gpu, t_cpu, "serial CPU");
+        print_cpu_times("CPU", t_cpu, t_omp);
+        print_vs_cpu("GPUs with halo exchange", t_gpu, t_cpu, t_omp);
         printf("  per step: %.3f ms; each rank sends 2 rows of %zu bytes per step\n",
                1e3 * t_gpu / steps, (size_t)cols * sizeof(double));
 #ifdef CUDA_SIM

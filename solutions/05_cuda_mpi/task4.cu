@@ -18,15 +18,16 @@
  * It checks itself twice: rank 0 gathers the ring and compares it with a
  * serial run of the same additions (every cell must agree bit for bit),
  * and the total heat, which this update keeps, must still be the total it
- * started with.
+ * started with.  The serial run is timed on one core and with OpenMP on all of
+ * them (cpu_baseline.h), and the GPUs' speedup printed against each.
  *
  * This program has ONE bug, and it makes the program fail grading.  Find it
  * and fix it; nothing else needs to change.
  * Read first: README.md, "Host staging: the portable way", "Streams: overlapping copies, kernels and messages", "Task 4: bug hunt, heat on a ring of GPUs".
  *
  * Build and run by hand, from the room's folder:
- *   anywhere:  ../grading/sim/simcc -ccbin mpicxx -O2 -I../grading/include -o task4 task4.cu
- *   on a GPU:  nvcc -ccbin mpicxx -O2 -arch=native -I../grading/include -o task4 task4.cu
+ *   anywhere:  ../grading/sim/simcc -ccbin mpicxx -O2 -fopenmp -I../grading/include -o task4 task4.cu
+ *   on a GPU:  nvcc -ccbin mpicxx -O2 -arch=native -Xcompiler -fopenmp -I../grading/include -o task4 task4.cu
  *   mpiexec -n 3 ./task4 n=1001 steps=50
  * Grade it from the top folder:  make grade TASK=05_cuda_mpi/task4
  */
@@ -34,6 +35,7 @@
 #include "pr.h"
 
 #include "cuda_mpi.h" /* pick_gpu, block_of...: the room's scaffolding */
+#include "cpu_baseline.h" /* the CPU on 1 core and on all: print_cpu_times(), print_vs_cpu() */
 
 #define TO_LEFT 1  /* a cell travelling to the rank on the left */
 #define TO_RIGHT 2 /* a cell travelling to the rank on the right */
@@ -109,11 +111,13 @@ static void step(block *b)
     b->unew = t;
 }
 
-/* The serial reference: the whole ring, `steps` steps, the same additions. */
-static void heat_serial(double *u, int n, int steps)
+/* The serial reference: the whole ring, `steps` steps, the same additions; on
+ * one core, or with omp != 0 on OpenMP's threads (the same result: each cell apart). */
+static void heat_serial(double *u, int n, int steps, int omp)
 {
     double *unew = (double *)host_alloc((size_t)n * sizeof(double));
     for (int s = 0; s < steps; s++) {
+#pragma omp parallel for if (omp)
         for (int i = 0; i < n; i++) {
             double l = u[i == 0 ? n - 1 : i - 1], r = u[i == n - 1 ? 0 : i + 1];
             unew[i] = 0.25 * (l + 2.0 * u[i] + r);
@@ -208,9 +212,16 @@ int main(int argc, char **argv)
     gather_blocks(b.u + 1, n, 1, 0, ring);
 
     if (rank == 0) {
+        double *again = (double *)host_alloc((size_t)n * sizeof(double));
+        memcpy(again, all, (size_t)n * sizeof(double)); /* the start, for the OpenMP run */
         double t0 = pr_now();
-        heat_serial(all, n, steps); /* `all` becomes the expected ring */
+        heat_serial(all, n, steps, 0); /* `all` becomes the expected ring */
         double t_cpu = pr_now() - t0;
+        cpu_warm_up(); /* the same on every core, with OpenMP */
+        t0 = pr_now();
+        heat_serial(again, n, steps, 1);
+        double t_omp = pr_now() - t0;
+        free(again);
         double max_diff = 0.0, heat = 0.0, energy = 0.0, expect_energy = 0.0;
         for (int i = 0; i < n; i++) {
             double d = fabs(ring[i] - all[i]);
@@ -223,8 +234,8 @@ int main(int argc, char **argv)
         pr_check_double("total heat (kept)", heat, heat0, 1e-9);
         pr_check_double("energy (sum of squares)", energy, expect_energy, 1e-12);
         pr_result_double("energy", energy, 1e-10);
-        pr_print_time("serial CPU", t_cpu, 0, NULL);
-        pr_print_time("GPUs with halo exchange", t_gpu, t_cpu, "serial CPU");
+        print_cpu_times("CPU", t_cpu, t_omp);
+        print_vs_cpu("GPUs with halo exchange", t_gpu, t_cpu, t_omp);
 #ifdef CUDA_SIM
         printf("  (CUDA CPU simulator: these times say nothing about a GPU)\n");
 #endif

@@ -1,6 +1,7 @@
 /*
- * cpu_baseline.h -- room 04's CPU baselines: what tasks 1, 3 and 4 share to compare
- * a GPU with the CPU fairly.  Each includes it after pr.h.
+ * cpu_baseline.h -- the CPU baselines a GPU program compares itself with, on one core
+ * and on all of them: what room 04's tasks 1, 3 and 4 and room 05's tasks 2 and 4
+ * share.  Each includes it after pr.h.
  *
  *   cpu_threads()                        OpenMP's thread count; 0 when built without it
  *   cpu_warm_up()                        starts OpenMP's threads before anything is timed
@@ -10,11 +11,11 @@
  * A GPU's speedup against one CPU core says little: room 01 ran the same loops on
  * every core with OpenMP, and a server has dozens.  So the tasks time their CPU loop
  * twice, on one core and with OpenMP on all of them (OMP_NUM_THREADS limits it), and
- * label every speedup with its baseline.  The grader builds CUDA programs with OpenMP
- * (nvcc -Xcompiler -fopenmp; simcc -fopenmp); a build without it prints the
- * one-core figures only.  In the CPU simulator no GPU figure means anything.
+ * label every speedup with its baseline.  The grader builds CUDA programs, with MPI
+ * or without, with OpenMP (nvcc -Xcompiler -fopenmp; simcc -fopenmp); a build without
+ * it prints the one-core figures only.  In the CPU simulator no GPU figure means anything.
  *
- * You need not edit it; reading it is optional.  README.md: "Moving data: why
+ * You need not edit it; reading it is optional.  Room 04's README.md: "Moving data: why
  * transfers can eat the gain" and "Timing a GPU honestly".
  */
 #ifndef PARALLEL_ROOMS_CPU_BASELINE_H

@@ -1,1 +1,0 @@
-../../04_cuda/cpu_baseline.h
