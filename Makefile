@@ -107,7 +107,7 @@ grade: $(GRADE)
 test:
 	$(Q)$(DEPS) ensure test
 	$(Q)$(MAKE) --no-print-directory unit-test check-sim check-generated check-solutions check-tasks check-hostile \
-	    check-dictation check-class check-gradescope check-learner-loop check-data-safety check-deps check-bench check-gpu check-shell check-grade-cli check-sandbox
+	    check-dictation check-perf check-class check-gradescope check-learner-loop check-data-safety check-deps check-bench check-gpu check-shell check-grade-cli check-sandbox
 	@echo "make test: all checks passed"
 
 unit-test: $(UNIT)
@@ -118,6 +118,11 @@ unit-test: $(UNIT)
 check-generated: $(PRGEN) $(GRADE)
 	$(Q)bash grading/tools/check-generated.sh
 	$(Q)bash grading/tests/check-generated-negative.sh
+
+## check-perf: the perf verdict: solutions "ok" against themselves (PERF_REPEAT=n times), slow-but-correct
+##             versions (grading/tests/perf/*.patch) SLOW, and FAIL with PERF=required; simulated: n/a
+check-perf: $(GRADE) $(CLASS_REPORT)
+	$(Q)PERF_REPEAT="$(PERF_REPEAT)" bash grading/tests/check-perf.sh
 
 ## check-dictation: the TODOs and first hints write out at most 5% of the solutions' lines and
 ##                  name at most 45% of their identifiers (a learner who copies a comment must not pass)

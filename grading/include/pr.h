@@ -18,7 +18,9 @@
  *     remember a wrong result for the exit status: pr_check_int / pr_check_double,
  *     then  return pr_finish();
  *   - wall-clock timers: pr_now(), pr_best_of() (one warm-up, then the best of
- *     several runs) and pr_print_time() (the time and the speedup beside it);
+ *     several runs) and pr_print_time() (the time and the speedup beside it: the line
+ *     "  time <name> <seconds> s ..." that the grader's perf verdict reads, never
+ *     compared for correctness);
  *   - deterministic data from a seed: pr_rng_seed(), pr_rng_next(), pr_rng_range(),
  *     pr_rng_double().
  *
