@@ -436,8 +436,7 @@ static inline void net_init(double *p, const net_t *N, uint64_t seed, uint64_t s
 }
 
 /* Forward: y[0..out-1] from x[0..in-1]; keeps the activations h[0..hidden-1]. */
-static inline MLP_HOST_DEVICE void net_forward(const double *p, const net_t *N, const double *x,
-                                               double *h, double *y)
+static inline MLP_HOST_DEVICE void net_forward(const double *p, const net_t *N, const double *x, double *h, double *y)
 {
     for (int j = 0; j < N->hidden; j++) {
         double z = p[N->b1 + j];
@@ -622,8 +621,8 @@ static inline double input_gradient_check(int hidden, uint64_t seed, net_backwar
 /* ADDS to grad[] one sample's gradient of a network's parameters, for
  * dy[o] = dL/dy[o]; x and h are the input and the activations its forward pass
  * kept.  (Task 7's net_backward without the input gradient.)  CPU and GPU. */
-static inline MLP_HOST_DEVICE void backward_params(const double *p, const net_t *N, const double *x,
-                                                   const double *h, const double *dy, double *grad)
+static inline MLP_HOST_DEVICE void backward_params(const double *p, const net_t *N, const double *x, const double *h,
+                                                   const double *dy, double *grad)
 {
     for (int o = 0; o < N->out; o++)
         grad[N->b2 + o] += dy[o];
@@ -751,8 +750,7 @@ static inline void gan_epoch_loss(const gan_mem *host, double *d_loss, double *g
 }
 
 /* softplus(-D(G(z))) for one noise z: the G loss. */
-static inline double gan_g_loss(const double *g, const double *d, const net_t *G, const net_t *D,
-                                const double *z)
+static inline double gan_g_loss(const double *g, const double *d, const net_t *G, const net_t *D, const double *z)
 {
     double hg[GAN_MAX_HIDDEN], hd[GAN_MAX_HIDDEN], fake[2], logit;
     net_forward(g, G, z, hg, fake);

@@ -77,8 +77,7 @@ static MLP_HOST_DEVICE void g_row(const double *g, const double *d, const net_t 
 /* Column i of `count` rows of `width` numbers: its sum in row order, divided
  * by count (the minibatch's mean); the last column is the loss (to *loss), the
  * others are gradients (an SGD step of p[i]). */
-static MLP_HOST_DEVICE void update_column(double *p, const double *rows, long count, long width, double *loss,
-                                          long i)
+static MLP_HOST_DEVICE void update_column(double *p, const double *rows, long count, long width, double *loss, long i)
 {
     double sum = 0.0;
     for (long b = 0; b < count; b++)
@@ -98,8 +97,7 @@ __global__ void d_rows(const double *g, const double *d, net_t G, net_t D, const
         d_row(g, d, &G, &D, x + 2 * idx[b], z + 2 * b, rows + b * (D.count + 1));
 }
 
-__global__ void g_rows(const double *g, const double *d, net_t G, net_t D, const double *z, long count,
-                       double *rows)
+__global__ void g_rows(const double *g, const double *d, net_t G, net_t D, const double *z, long count, double *rows)
 {
     long b = (long)blockIdx.x * blockDim.x + threadIdx.x;
     if (b < count)
@@ -143,14 +141,13 @@ static void cpu_step(gan_mem *m, long first, long size, double *loss, int parall
 #ifdef _OPENMP
 #pragma omp parallel if (parallel)
 #endif
-    {
+    { /* each omp for ends with a barrier: the next loop sees all it wrote, as the next kernel does */
 #ifdef _OPENMP
 #pragma omp for
 #endif
         for (long b = 0; b < size; b++)
             d_row(m->g, m->d, &m->G, &m->D, m->x + 2 * m->perm[first + b], m->noise_d + 2 * (first + b),
                   m->rows + b * dw);
-        /* (the end of an omp for waits for all the threads: its barrier is the kernels' stream order) */
 #ifdef _OPENMP
 #pragma omp for
 #endif
@@ -190,7 +187,7 @@ static double train(const dataset_t *data, int hidden, long batch, int epochs, u
     }
     for (int epoch = 0, step = 0; epoch < epochs; epoch++) {
         gan_epoch_inputs(&host, seed, epoch, &step); /* the epoch's order and noise, on the CPU */
-        if (gpu) { /* ... and up to the GPU, once an epoch */
+        if (gpu) {                                   /* ... and up to the GPU, once an epoch */
             CHECK(cudaMemcpy(dev.perm, host.perm, n * sizeof(long), cudaMemcpyHostToDevice));
             CHECK(cudaMemcpy(dev.noise_d, host.noise_d, 2 * n * sizeof(double), cudaMemcpyHostToDevice));
             CHECK(cudaMemcpy(dev.noise_g, host.noise_g, 2 * n * sizeof(double), cudaMemcpyHostToDevice));
@@ -263,8 +260,8 @@ int main(int argc, char **argv)
     int modes_hit;
     double share;
     coverage(params, hidden, seed, &modes_hit, &share);
-    printf("  G's points: %d of %d clusters hit, %.0f%% of its points near a cluster (not checked)\n", modes_hit,
-           MODES, 100 * share);
+    printf("  G's points: %d of %d clusters hit, %.0f%% of its points near a cluster (not checked)\n", modes_hit, MODES,
+           100 * share);
     pr_result_int("gradient_check", worst_grad <= grad_tol);
     pr_result_double("d_loss", loss[epochs - 1], 1e-6);
     pr_result_double("g_loss", loss[2 * epochs - 1], 1e-6);
