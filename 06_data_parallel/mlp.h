@@ -23,6 +23,9 @@
  *   the GAN       net_t, make_net(), net_init(), net_forward(), sigmoid(),
  *   (tasks 7, 10) softplus(), the ring data set, make_noise(), gan_t,
  *                 input_gradient_check(), coverage()
+ *   the GAN on    GAN_MAX_HIDDEN, backward_params(), d_row() (CPU and GPU), gan_mem
+ *   a GPU         and gan_mem_host(), gan_mem_gpu(), gan_mem_free(), gan_epoch_inputs(),
+ *   (task 10)     gan_epoch_loss(), g_gradient_check()
  *   the GPUs      NCCL's communicator (HAVE_NCCL), pick_gpu(), print_cpu_baselines(),
  *   (task 6)      print_ddp_time() (CHECK() is pr.h's), replica_t; mlp_forward() and
  *                 mlp_backward() run on the GPU too
