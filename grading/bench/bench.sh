@@ -187,6 +187,16 @@ bench_mpi() {
 rate_of() { sed -nE "s/^bench what=$1 way=$2 .* rate=([0-9.]+) .* ok=1$/\1/p"; }
 # gflops_of LABEL: "  A*B: ... LABEL 123.45 GFLOP/s" (room 04 task 3's summary lines)
 gflops_of() { grep -oE "$1 [0-9.]+ GFLOP/s" | head -n1 | awk '{print $(NF - 1)}'; }
+# ladder N LABEL TARGET WHAT: room 04's task N (a rung of the matmul ladder) at 4096^3: the
+# median of its kernel's "LABEL x GFLOP/s" against the same program's cuBLAS, and its row
+ladder() {
+    local i rung cub_rung spread sp2
+    for i in $(seq "$reps"); do "$out/bin/gpumm$1" m=4096 n=4096 k=4096 > "$out/gpumm$1.$i.txt" 2>&1 ||
+        { not_run cuda "04 task$1 SGEMM" "$out/gpumm$1.$i.txt"; return; }; done
+    read -r rung spread < <(for f in "$out"/gpumm"$1".*.txt; do gflops_of "$2" < "$f"; done | stats)
+    read -r cub_rung sp2 < <(for f in "$out"/gpumm"$1".*.txt; do gflops_of cuBLAS < "$f"; done | stats)
+    row cuda "04 task$1 $4, 4096^3" "$rung" GFLOP/s "$spread" cuBLAS "$cub_rung GFLOP/s" "$(ratio "$rung" "$cub_rung")" ">= $3" "$(verdict "$(ratio "$rung" "$cub_rung")" ">=" "$3")"
+}
 bench_gpu() {
     local nvcc arch=${CUDA_ARCH:-native} f i
     nvcc=$(nvcc_path)
@@ -198,6 +208,8 @@ bench_gpu() {
     { "${build[@]}" -o "$out/bin/gpubench" grading/bench/gpubench.cu -lcublas &&
         "${build[@]}" -o "$out/bin/gpusum" solutions/04_cuda/task2.cu &&
         "${build[@]}" -o "$out/bin/gpumm" solutions/04_cuda/task3.cu -lcublas &&
+        "${build[@]}" -o "$out/bin/gpumm7" solutions/04_cuda/task7.cu -lcublas &&
+        "${build[@]}" -o "$out/bin/gpumm8" solutions/04_cuda/task8.cu -lcublas &&
         "${build[@]}" -o "$out/bin/gpucross" solutions/04_cuda/task4.cu; } ||
         { row cuda "GPU benchmarks" "-" "" 0 "" "" "" "" "FAILED: nvcc could not build them"; return; }
     "$out/bin/gpubench" what=check > "$out/gpucheck.txt" 2>&1 ||
@@ -232,13 +244,19 @@ bench_gpu() {
     row cuda "04 task2 (one value a thread, shared-memory tree)" "$lesson" GB/s "$spread" copy "$ceil GB/s" "$(ratio "$lesson" "$ceil")" "" "vs CUB $(ratio "$lesson" "$cub")"
 
     # SGEMM: room 04 task 3's tiled kernel against cuBLAS in the same program (2048^3),
-    # and the register-tiled kernel against cuBLAS (4096^3).
+    # the matmul ladder's two rungs (tasks 7 and 8) against cuBLAS in theirs (4096^3),
+    # and the register-tiled kernel against cuBLAS (4096^3).  Targets: what each design
+    # can reach (docs/benchmarks.md says why): one output a thread does two shared-memory
+    # loads per multiply-add (0.12); a strip of 8, about one (0.30); an 8x8 tile with
+    # 16-byte loads, a quarter (0.60); sgemm_reg adds two buffers a slice (0.75).
     local tiled cublas reg cub2
     for i in $(seq "$reps"); do "$out/bin/gpumm" m=2048 n=2048 k=2048 > "$out/gpumm.$i.txt" 2>&1 ||
         { not_run cuda "04 task3 SGEMM" "$out/gpumm.$i.txt"; return; }; done
     read -r tiled spread < <(for f in "$out"/gpumm.*.txt; do gflops_of tiled < "$f"; done | stats)
     read -r cublas sp2 < <(for f in "$out"/gpumm.*.txt; do gflops_of cuBLAS < "$f"; done | stats)
-    row cuda "04 task3 tiled SGEMM, 2048^3" "$tiled" GFLOP/s "$spread" cuBLAS "$cublas GFLOP/s" "$(ratio "$tiled" "$cublas")" ">= 0.50" "$(verdict "$(ratio "$tiled" "$cublas")" ">=" 0.50)"
+    row cuda "04 task3 tiled SGEMM (one output a thread), 2048^3" "$tiled" GFLOP/s "$spread" cuBLAS "$cublas GFLOP/s" "$(ratio "$tiled" "$cublas")" ">= 0.12" "$(verdict "$(ratio "$tiled" "$cublas")" ">=" 0.12)"
+    ladder 7 strip 0.30 "ladder step 1: a strip of 8 outputs a thread"
+    ladder 8 regtile 0.60 "ladder step 2: an 8x8 register tile, float4 loads"
     for i in $(seq "$reps"); do "$out/bin/gpubench" what=sgemm n=4096 reps=10 > "$out/gpusgemm.$i.txt" 2>&1 ||
         { not_run cuda "register-tiled SGEMM (gpubench.cu what=sgemm)" "$out/gpusgemm.$i.txt"; return; }; done
     read -r reg spread < <(cat "$out"/gpusgemm.*.txt | rate_of sgemm sgemm_reg | stats)
@@ -267,7 +285,7 @@ bench_cuda() {
     if gpu_here; then
         bench_gpu
     else
-        row cuda "GPU reduction vs copy bandwidth and CUB; tiled vs cuBLAS SGEMM" "-" "" 0 "" "" "" "" "no GPU here: not measured"
+        row cuda "GPU reduction vs copy bandwidth and CUB; tiled, ladder and register-tiled vs cuBLAS SGEMM" "-" "" 0 "" "" "" "" "no GPU here: not measured"
     fi
     grading/sim/simcc -O2 -Igrading/include -o "$out/bin/simsum" solutions/04_cuda/task2.cu || { row cuda "simulator: 04 task2" "-" "" 0 "" "" "" "" "FAILED: simcc could not build it"; return; }
     local sim cpu spread

@@ -1,0 +1,1 @@
+../../04_cuda/matmul_ladder.h
