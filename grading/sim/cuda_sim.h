@@ -382,6 +382,11 @@ struct State {
     bool kernel_aborted = false;      /* ... in the kernel now running: stop it */
     size_t shared_optin = 0; /* cudaFuncSetAttribute(..., MaxDynamicSharedMemorySize, n): launches may use n */
     size_t limits[8] = {};   /* cudaDeviceSetLimit */
+    /* __shared__ variables outside the shared section (a template kernel's: GCC puts a
+     * template's static locals in .bss), as simpp's shared_seen() calls found them */
+    void *shared_extra[256] = {};   /* (plain arrays: the race checker must not see these) */
+    size_t shared_extra_len[256] = {};
+    int nshared_extra = 0;
 #if defined(CUDA_SIM_TSAN)
     void *tsan_sched = nullptr;      /* the scheduler's TSan context */
     void *tsan_fibers[kTsanSets][1024] = {}; /* block k's threads: set k % kTsanSets */
@@ -741,18 +746,45 @@ CUDA_SIM_NOTSAN inline void poison_bytes(void *p, size_t n)
         c[i] = 0xff;
 }
 
-CUDA_SIM_NOTSAN inline void poison_shared(size_t dyn_bytes)
+inline bool shared_poison_on()
 {
     static int poison = -1;
     if (poison < 0) {
         const char *p = getenv("CUDA_SIM_SHARED_POISON");
         poison = !(p && strcmp(p, "0") == 0);
     }
-    if (!poison)
+    return poison;
+}
+
+CUDA_SIM_NOTSAN inline void poison_shared(size_t dyn_bytes)
+{
+    if (!shared_poison_on())
         return;
     if (__start_cuda_sim_shared && __stop_cuda_sim_shared)
         poison_bytes(__start_cuda_sim_shared, (size_t)(__stop_cuda_sim_shared - __start_cuda_sim_shared));
+    for (int i = 0; i < S.nshared_extra; i++)
+        poison_bytes(S.shared_extra[i], S.shared_extra_len[i]);
     poison_bytes(cuda_sim_dynamic_shared_storage, dyn_bytes);
+}
+
+/* simpp puts a call after every __shared__ declaration in a function: a variable outside
+ * the shared section (a template kernel's) is remembered, poisoned now (no thread of the
+ * block can have written it: it was not in scope before this statement) and at the start
+ * of every block from then on, as the others are. */
+CUDA_SIM_NOTSAN inline void shared_seen(void *p, size_t n)
+{
+    char *c = (char *)p;
+    if (__start_cuda_sim_shared && c >= __start_cuda_sim_shared && c < __stop_cuda_sim_shared)
+        return;
+    for (int i = 0; i < S.nshared_extra; i++)
+        if (S.shared_extra[i] == p)
+            return;
+    if (S.nshared_extra == 256)
+        return; /* (more than 256 such variables: the rest is not poisoned) */
+    S.shared_extra[S.nshared_extra] = p;
+    S.shared_extra_len[S.nshared_extra++] = n;
+    if (shared_poison_on())
+        poison_bytes(p, n);
 }
 
 /* The race checker: a block's threads are TSan fibers, taken in turn from kTsanSets (2)

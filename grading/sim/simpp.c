@@ -15,6 +15,10 @@
  *       -> extern __sim_extern_shared__ T name[] __asm__("cuda_sim_dynamic_shared");
  *   and, after the last line, the name made a weak alias of that storage (GCC ignores the
  *   asm label of a block-scope extern inside a template).
+ *   __shared__ T a[N], b;   (in a function)
+ *       -> __shared__ T a[N], b; ::cuda_sim::shared_seen((void *)&(a), sizeof(a)); ...
+ *   (GCC puts a template kernel's static locals in .bss, outside the shared section that
+ *   every block start poisons: the simulator learns of them so.)
  * Comments, string and character literals are left alone.  Nothing moves to another
  * line, so the compiler's line numbers are the user's.  Exit 1 on an unterminated
  * launch (with file:line), 2 on usage or I/O errors.
@@ -111,6 +115,47 @@ static int line_of(size_t at)
 }
 
 /* Copies a comment or literal starting at pos (if there is one); returns 1 if it did. */
+/* The names declared by the declaration src[from, to) (after its __shared__): each
+ * comma-separated declarator's last identifier before its first '[' or '=' outside
+ * brackets.  Writes at most max names into names[]; returns how many. */
+static int declared_names(size_t from, size_t to, char names[][64], int max)
+{
+    int n = 0, nest = 0, frozen = 0;
+    char cur[64] = "";
+    for (size_t i = from; i <= to; i++) {
+        char c = i < to ? src[i] : ',';
+        if (i < to && in_comment[i])
+            continue;
+        if (i < to && is_id(c) && (i == from || !is_id(src[i - 1]))) {
+            size_t k = i;
+            while (k < to && is_id(src[k]))
+                k++;
+            if (nest == 0 && !frozen && k - i < sizeof cur && !isdigit((unsigned char)c)) {
+                memcpy(cur, src + i, k - i);
+                cur[k - i] = '\0';
+            }
+            i = k - 1;
+            continue;
+        }
+        if (c == '(' || c == '{' || c == '[' || (c == '<' && i + 1 < to && src[i + 1] != '<')) {
+            if (nest == 0 && c == '[')
+                frozen = 1;
+            nest++;
+        } else if ((c == ')' || c == '}' || c == ']' || c == '>') && nest > 0) {
+            nest--;
+        } else if (nest == 0 && c == '=') {
+            frozen = 1;
+        }
+        if (nest == 0 && c == ',') {
+            if (cur[0] && n < max)
+                strcpy(names[n++], cur);
+            cur[0] = '\0';
+            frozen = 0;
+        }
+    }
+    return n;
+}
+
 static int copy_literal(void)
 {
     char c = src[pos];
@@ -213,6 +258,12 @@ int main(int argc, char **argv)
     int nshared = 0;
     size_t launch_at = 0;
     char last_id[64] = "";
+    /* braces: whether each open one is in a function (opened after a ')', or inside such) */
+    static char in_fn[1024];
+    int braces = 0;
+    /* a __shared__ declaration in a function, from just after the keyword, until its ';' */
+    int shared_pending = 0, shared_nest = 0;
+    size_t shared_from = 0;
     while (pos < len) {
         if (copy_literal())
             continue;
@@ -252,6 +303,12 @@ int main(int argc, char **argv)
                     label_depth = depth;
                     continue;
                 }
+            }
+            if (n == 10 && !memcmp(src + s, "__shared__", 10) && braces > 0 && in_fn[braces - 1] &&
+                !shared_pending) {
+                shared_pending = 1;
+                shared_nest = 0;
+                shared_from = pos;
             }
             emit(src + s, n);
             if (n < sizeof last_id) {
@@ -293,6 +350,37 @@ int main(int argc, char **argv)
                 seen |= strcmp(shared_names[i], last_id) == 0;
             if (!seen)
                 strcpy(shared_names[nshared++], last_id);
+        }
+        if (c == '{' && braces < (int)sizeof in_fn) {
+            size_t b = space_before(pos);
+            in_fn[braces] = (braces > 0 && in_fn[braces - 1]) || (b > 0 && src[b - 1] == ')');
+            braces++;
+        } else if (c == '}' && braces > 0) {
+            braces--;
+        }
+        if (shared_pending) {
+            if (c == '(' || c == '[' || c == '{')
+                shared_nest++;
+            else if (c == ')' || c == ']' || c == '}')
+                shared_nest--;
+            if (shared_nest < 0)
+                shared_pending = 0; /* not a declaration after all */
+            else if (c == ';' && shared_nest == 0) {
+                char names[16][64];
+                int k = declared_names(shared_from, pos, names, 16);
+                emitc(';');
+                for (int i = 0; i < k; i++) {
+                    emits(" ::cuda_sim::shared_seen((void *)&(");
+                    emits(names[i]);
+                    emits("), sizeof(");
+                    emits(names[i]);
+                    emits("));");
+                }
+                shared_pending = 0;
+                pos++;
+                last_id[0] = '\0';
+                continue;
+            }
         }
         if (c == '(' || c == '[' || c == '{')
             depth++;

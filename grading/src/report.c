@@ -205,6 +205,10 @@ static char *perf_lines(const task_report *tr)
                          p->ratio, t->perf_limit, t->perf_time, p->task_median, p->ref_median, p->runs,
                          t->perf->label, 100 * p->task_spread, 100 * p->ref_spread, t->perf_hint ? "\nwhy: " : "",
                          t->perf_hint ? t->perf_hint : "");
+    if (p->verdict == PERF_OK && p->ratio > t->perf_limit)
+        return xasprintf("perf: %.2fx the reference's median time, over the limit of %.2gx, but your fastest run was\n"
+                         "within it: runs on a busy machine vary, so it is not marked SLOW (medians of %d runs each)",
+                         p->ratio, t->perf_limit, p->runs);
     if (p->verdict == PERF_FAILED)
         return xasprintf("perf not measured: %s", p->note);
     return NULL;

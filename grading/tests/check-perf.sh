@@ -8,7 +8,7 @@
 #      figures for 20 repetitions are in docs/benchmarks.md); simulated tasks say "n/a";
 #   3. deliberately slow but correct versions (grading/tests/perf/*.patch, applied to
 #      copies of the solutions: a critical section on every addition, a process per
-#      item, a serial ring) get SLOW, and FAIL with PERF=required; a slow CUDA kernel
+#      item, an allreduce per parameter in DDP) get SLOW, and FAIL with PERF=required; a slow CUDA kernel
 #      in the simulator gets "n/a (simulated)";
 #   4. PERF=off measures nothing; a bad PERF value is a usage error (exit 2).
 set -u
@@ -114,7 +114,10 @@ else
     t_fail "the class report does not mark SLOW: $(cat "$tmp/class/class.csv" 2>/dev/null | head -3)"
 fi
 
-# 4. PERF=off, bad values
+# 4. on by default (without --expect), PERF=off, bad values
+env -u GRADE_PERF $G --tasks-from solutions --quiet --task "${native[0]}" --json "$tmp/on.json" --junit "$tmp/on.xml" \
+    > /dev/null 2>&1
+[ "$(verdicts "$tmp/on.json" | cut -f3)" = ok ] && t_pass || t_fail "the perf verdict is not on by default: $(verdicts "$tmp/on.json")"
 $G --tasks-from solutions --perf off --quiet --task "${native[0]}" --json "$tmp/off.json" --junit "$tmp/off.xml" \
     > /dev/null 2>&1
 [ "$(verdicts "$tmp/off.json" | cut -f3)" = none ] && t_pass || t_fail "PERF=off still measured: $(verdicts "$tmp/off.json")"

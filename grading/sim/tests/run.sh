@@ -56,7 +56,7 @@ zero blocks: 1 invalid argument
 32x32x2 threads: 1 invalid argument
 1024 threads: 0 no error"
 expect shuffle 0 "sum 294900 xor-wrong 0"
-expect templates 0 "sum 11250.0 double 3000.0"
+expect templates 0 "sum 11250.0 double 3000.0 stale -1 -1 -1 -1 -1 -1"
 expect bitcast 0 "sum 10240.00
 3ff0000000000000 3f800000 c0000000 1 1 1"
 expect fastmath 0 "1.649 -0.693 0.479 0.878 0.125 0.333 1.500 3.162 -1.000 -0.301 0.546 1.000"

@@ -27,6 +27,19 @@ template <int BLOCK> __global__ void sum(const float *x, float *out, int n)
     if (threadIdx.x == 0) atomicAdd(out, part[0]);
 }
 
+/* Reads its shared memory before writing it: on a GPU, whatever was there; here the
+ * poison (0xff bytes: -1), in every block, also in a template kernel's (GCC puts those
+ * outside the shared section) and for every declarator. */
+template <int N> __global__ void stale(int *out)
+{
+    __shared__ int a[N], b; /* two names, one declaration */
+    out[2 * blockIdx.x] = a[threadIdx.x];
+    if (threadIdx.x == 0) out[2 * blockIdx.x + 1] = b;
+    __syncthreads();
+    a[threadIdx.x] = 7;
+    b = 7;
+}
+
 __global__ void fill(float *x, int n) { if ((int)threadIdx.x < n) x[threadIdx.x] = 1.0f; }
 __global__ void fill(double *x, int n) { if ((int)threadIdx.x < n) x[threadIdx.x] = 2.0; }
 
@@ -58,7 +71,12 @@ int main(void)
     CHECK(cudaMemcpy(hd, dd, sizeof hd, cudaMemcpyDeviceToHost));
     double sd = 0;
     for (size_t i = 0; i < n; i++) sd += hd[i];
-    printf("sum %.1f double %.1f\n", s, sd);
+    int *dst, hst[6];
+    CHECK(cudaMalloc(&dst, sizeof hst));
+    stale<1><<<3, 1>>>(dst);
+    CHECK(cudaMemcpy(hst, dst, sizeof hst, cudaMemcpyDeviceToHost));
+    CHECK(cudaFree(dst));
+    printf("sum %.1f double %.1f stale %d %d %d %d %d %d\n", s, sd, hst[0], hst[1], hst[2], hst[3], hst[4], hst[5]);
     CHECK(cudaFree(dx)); CHECK(cudaFree(dy)); CHECK(cudaFree(dd)); CHECK(cudaFree(dsum));
     return 0;
 }
