@@ -91,17 +91,16 @@ while IFS=$'\t' read -r id status verdict ratio mode; do
         t_fail "$id (slow on purpose): $status, perf $verdict $ratio (want PASS, slow): $(grep -A3 "$(basename "$id")" "$tmp/slow.log" | head -8)"
     fi
 done < <(verdicts "$tmp/slow.json")
-grep -q 'PASS SLOW' "$tmp/slow.log" && grep -q 'why: ' "$tmp/slow.log" && t_pass ||
-    t_fail "the table does not show SLOW with the lesson's reason: $(head -20 "$tmp/slow.log")"
-grep -q '<property name="perf" value="slow"/>' "$tmp/slow.xml" && t_pass || t_fail "the JUnit report has no perf property"
+if grep -q 'PASS SLOW' "$tmp/slow.log" && grep -q 'why: ' "$tmp/slow.log"; then t_pass; else t_fail "the table does not show SLOW with the lesson's reason: $(head -20 "$tmp/slow.log")"; fi
+if grep -q '<property name="perf" value="slow"/>' "$tmp/slow.xml"; then t_pass; else t_fail "the JUnit report has no perf property"; fi
 # PERF=required: SLOW fails (one task is enough: the rule is the same for all)
 one=${slow_ids[0]}
 if GRADE_PERF=required $G --tasks-from "$tmp/slow" --quiet --task "$one" --json "$tmp/req.json" --junit "$tmp/req.xml" \
     > "$tmp/req.log" 2>&1; then
     t_fail "PERF=required: the slow $one exits 0"
 else
-    grep -q 'too slow (PERF=required)' "$tmp/req.log" && t_pass || t_fail "PERF=required: no 'too slow' message: $(cat "$tmp/req.log")"
-    [ "$(verdicts "$tmp/req.json" | cut -f2)" = FAIL ] && t_pass || t_fail "PERF=required: the slow $one is not FAIL"
+    if grep -q 'too slow (PERF=required)' "$tmp/req.log"; then t_pass; else t_fail "PERF=required: no 'too slow' message: $(cat "$tmp/req.log")"; fi
+    if [ "$(verdicts "$tmp/req.json" | cut -f2)" = FAIL ]; then t_pass; else t_fail "PERF=required: the slow $one is not FAIL"; fi
 fi
 # The class report marks it.
 mkdir -p "$tmp/class/students/ann"
@@ -111,19 +110,19 @@ if grading/bin/class-report --root . --students "$tmp/class/students" --csv "$tm
     grep -q 'class="c pass slow"' "$tmp/class/summary.html"; then
     t_pass
 else
-    t_fail "the class report does not mark SLOW: $(cat "$tmp/class/class.csv" 2>/dev/null | head -3)"
+    t_fail "the class report does not mark SLOW: $(head -3 "$tmp/class/class.csv" 2>/dev/null)"
 fi
 
 # 4. on by default (without --expect), PERF=off, bad values
 env -u GRADE_PERF $G --tasks-from solutions --quiet --task "${native[0]}" --json "$tmp/on.json" --junit "$tmp/on.xml" \
     > /dev/null 2>&1
-[ "$(verdicts "$tmp/on.json" | cut -f3)" = ok ] && t_pass || t_fail "the perf verdict is not on by default: $(verdicts "$tmp/on.json")"
+if [ "$(verdicts "$tmp/on.json" | cut -f3)" = ok ]; then t_pass; else t_fail "the perf verdict is not on by default: $(verdicts "$tmp/on.json")"; fi
 $G --tasks-from solutions --perf off --quiet --task "${native[0]}" --json "$tmp/off.json" --junit "$tmp/off.xml" \
     > /dev/null 2>&1
-[ "$(verdicts "$tmp/off.json" | cut -f3)" = none ] && t_pass || t_fail "PERF=off still measured: $(verdicts "$tmp/off.json")"
+if [ "$(verdicts "$tmp/off.json" | cut -f3)" = none ]; then t_pass; else t_fail "PERF=off still measured: $(verdicts "$tmp/off.json")"; fi
 out=$($G --perf fast --list 2>&1); rc=$?
-[ $rc = 2 ] && grep -q "on, off or required" <<<"$out" && t_pass || t_fail "--perf fast: exit $rc: $out"
+if [ $rc = 2 ] && grep -q "on, off or required" <<<"$out"; then t_pass; else t_fail "--perf fast: exit $rc: $out"; fi
 out=$(GRADE_PERF=maybe $G --list 2>&1); rc=$?
-[ $rc = 2 ] && grep -q "GRADE_PERF" <<<"$out" && t_pass || t_fail "GRADE_PERF=maybe: exit $rc: $out"
+if [ $rc = 2 ] && grep -q "GRADE_PERF" <<<"$out"; then t_pass; else t_fail "GRADE_PERF=maybe: exit $rc: $out"; fi
 
 t_summary check-perf "the perf verdict: solutions ok against themselves, slow versions SLOW, simulated n/a"
