@@ -11,6 +11,11 @@
  *                                           runs each between two events: the best, in s
  *   check_product(name, got, want, count)   entries wrong, a checksum beside the CPU's and
  *                                           the largest error; result line C_<name>_checksum
+ *   ladder_run(name, run, m, n, k, reps, seed, below)
+ *                                           the rest of a task's main: A and B from the seed,
+ *                                           the CPU's product, `run` and cuBLAS timed and
+ *                                           checked, their GFLOP/s and the fraction; `below`
+ *                                           names the tasks with the rungs below
  *
  * No need to change anything here; reading it is optional.  README.md: "Timing a GPU
  * honestly" and "The matmul ladder: registers, strips and tiles".
@@ -20,6 +25,7 @@
 
 #include "pr.h"
 
+#include <cublas_v2.h>
 #include <cuda_runtime.h>
 
 typedef void (*gemm_fn)(const float *A, const float *B, float *C, int m, int n, int k);
@@ -92,6 +98,77 @@ static inline void check_product(const char *name, const float *got, const float
     printf("  C %-8s largest |error| %g\n", name, max_err);
     snprintf(what, sizeof what, "C_%s_checksum", name);
     pr_result_double(what, sum, 1e-12);
+}
+
+static cublasHandle_t ladder_cublas;
+
+/* cuBLAS is column-major: row-major C = A*B is column-major C^T = B^T * A^T (task 3). */
+static inline void run_cublas(const float *A, const float *B, float *C, int m, int n, int k)
+{
+    const float one = 1.0f, zero = 0.0f;
+    if (cublasSgemm(ladder_cublas, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, B, n, A, k, &zero, C, n) !=
+        CUBLAS_STATUS_SUCCESS) {
+        fprintf(stderr, "%s:%d: cublasSgemm failed\n", __FILE__, __LINE__);
+        exit(1);
+    }
+}
+
+/* A task's main after its arguments: small integers in A (m x k) and B (k x n) from the
+ * seed, the CPU's product, then `run` (named `name`) and cuBLAS each timed and checked
+ * against it, their GFLOP/s and run's fraction of cuBLAS.  Returns pr_finish()'s status. */
+static inline int ladder_run(const char *name, gemm_fn run, int m, int n, int k, int reps, long long seed,
+                             const char *below)
+{
+    long sa = (long)m * k, sb = (long)k * n, sc = (long)m * n;
+    float *A = (float *)malloc(sa * sizeof(float)), *B = (float *)malloc(sb * sizeof(float));
+    float *C = (float *)malloc(sc * sizeof(float)), *C_cpu = (float *)malloc(sc * sizeof(float));
+    if (!A || !B || !C || !C_cpu) {
+        fprintf(stderr, "out of memory\n");
+        return 1;
+    }
+    pr_rng rng = pr_rng_seed((uint64_t)seed, 0);
+    for (long i = 0; i < sa; i++)
+        A[i] = (float)pr_rng_range(&rng, -4, 4);
+    for (long i = 0; i < sb; i++)
+        B[i] = (float)pr_rng_range(&rng, -4, 4);
+    matmul_cpu(A, B, C_cpu, m, n, k);
+
+    float *dA, *dB, *dC;
+    CHECK(cudaMalloc(&dA, sa * sizeof(float)));
+    CHECK(cudaMalloc(&dB, sb * sizeof(float)));
+    CHECK(cudaMalloc(&dC, sc * sizeof(float)));
+    CHECK(cudaMemcpy(dA, A, sa * sizeof(float), cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(dB, B, sb * sizeof(float), cudaMemcpyHostToDevice));
+    if (cublasCreate(&ladder_cublas) != CUBLAS_STATUS_SUCCESS) {
+        fprintf(stderr, "%s:%d: cublasCreate failed\n", __FILE__, __LINE__);
+        return 1;
+    }
+    cublasSetMathMode(ladder_cublas, CUBLAS_DEFAULT_MATH); /* plain FP32, as the kernels: no TF32 */
+
+    const char *names[2] = { name, "cuBLAS" };
+    gemm_fn ways[2] = { run, run_cublas };
+    double gflops[2];
+    for (int w = 0; w < 2; w++) {
+        double t = ladder_time_best(ways[w], dA, dB, dC, m, n, k, reps);
+        gflops[w] = 2.0 * m * n * k / t / 1e9;
+        CHECK(cudaMemcpy(C, dC, sc * sizeof(float), cudaMemcpyDeviceToHost));
+        check_product(names[w], C, C_cpu, sc);
+    }
+    printf("  A*B: %s %.2f GFLOP/s, cuBLAS %.2f GFLOP/s (best of %d runs each)\n", name, gflops[0], gflops[1], reps);
+    printf("  %s: %.2f of cuBLAS (the rungs below: %s at the same m, n, k)\n", name, gflops[0] / gflops[1], below);
+#ifdef CUDA_SIM
+    printf("  (CUDA CPU simulator: these times say nothing about a GPU)\n");
+#endif
+
+    if (cublasDestroy(ladder_cublas) != CUBLAS_STATUS_SUCCESS) {
+        fprintf(stderr, "%s:%d: cublasDestroy failed\n", __FILE__, __LINE__);
+        return 1;
+    }
+    CHECK(cudaFree(dA));
+    CHECK(cudaFree(dB));
+    CHECK(cudaFree(dC));
+    free(A), free(B), free(C), free(C_cpu);
+    return pr_finish();
 }
 
 #endif /* PARALLEL_ROOMS_MATMUL_LADDER_H */

@@ -158,23 +158,10 @@ __global__ void __launch_bounds__(THREADS)
 
 /* ---- no need to change below ---- */
 
-static cublasHandle_t handle;
-
 static void run_regtile(const float *A, const float *B, float *C, int m, int n, int k)
 {
     dim3 grid((unsigned)((n + BN - 1) / BN), (unsigned)((m + BM - 1) / BM));
     matmul_regtile<<<grid, THREADS>>>(A, B, C, m, n, k);
-}
-
-/* cuBLAS is column-major: row-major C = A*B is column-major C^T = B^T * A^T (task 3). */
-static void run_cublas(const float *A, const float *B, float *C, int m, int n, int k)
-{
-    const float one = 1.0f, zero = 0.0f;
-    if (cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, B, n, A, k, &zero, C, n) !=
-        CUBLAS_STATUS_SUCCESS) {
-        fprintf(stderr, "%s:%d: cublasSgemm failed\n", __FILE__, __LINE__);
-        exit(1);
-    }
 }
 
 int main(int argc, char **argv)
@@ -188,54 +175,5 @@ int main(int argc, char **argv)
     printf("task8: C = A*B (%dx%d times %dx%d), an %dx%d tile a thread; 16-byte loads: A %s, B and C %s\n", m, k,
            k, n, TM, TN, k % 4 == 0 ? "yes" : "no (k % 4 != 0)", n % 4 == 0 ? "yes" : "no (n % 4 != 0)");
 
-    long sa = (long)m * k, sb = (long)k * n, sc = (long)m * n;
-    float *A = (float *)malloc(sa * sizeof(float)), *B = (float *)malloc(sb * sizeof(float));
-    float *C = (float *)malloc(sc * sizeof(float)), *C_cpu = (float *)malloc(sc * sizeof(float));
-    if (!A || !B || !C || !C_cpu) {
-        fprintf(stderr, "task8: out of memory\n");
-        return 1;
-    }
-    pr_rng rng = pr_rng_seed((uint64_t)seed, 0);
-    for (long i = 0; i < sa; i++)
-        A[i] = (float)pr_rng_range(&rng, -4, 4);
-    for (long i = 0; i < sb; i++)
-        B[i] = (float)pr_rng_range(&rng, -4, 4);
-    matmul_cpu(A, B, C_cpu, m, n, k);
-
-    float *dA, *dB, *dC;
-    CHECK(cudaMalloc(&dA, sa * sizeof(float)));
-    CHECK(cudaMalloc(&dB, sb * sizeof(float)));
-    CHECK(cudaMalloc(&dC, sc * sizeof(float)));
-    CHECK(cudaMemcpy(dA, A, sa * sizeof(float), cudaMemcpyHostToDevice));
-    CHECK(cudaMemcpy(dB, B, sb * sizeof(float), cudaMemcpyHostToDevice));
-    if (cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS) {
-        fprintf(stderr, "%s:%d: cublasCreate failed\n", __FILE__, __LINE__);
-        return 1;
-    }
-    cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH); /* plain FP32, as the kernels: no TF32 */
-
-    const char *names[2] = {"regtile", "cuBLAS"};
-    gemm_fn ways[2] = {run_regtile, run_cublas};
-    double gflops[2];
-    for (int w = 0; w < 2; w++) {
-        double t = ladder_time_best(ways[w], dA, dB, dC, m, n, k, reps);
-        gflops[w] = 2.0 * m * n * k / t / 1e9;
-        CHECK(cudaMemcpy(C, dC, sc * sizeof(float), cudaMemcpyDeviceToHost));
-        check_product(names[w], C, C_cpu, sc);
-    }
-    printf("  A*B: regtile %.2f GFLOP/s, cuBLAS %.2f GFLOP/s (best of %d runs each)\n", gflops[0], gflops[1], reps);
-    printf("  regtile: %.2f of cuBLAS (tasks 3 and 7 print theirs at the same m, n, k)\n", gflops[0] / gflops[1]);
-#ifdef CUDA_SIM
-    printf("  (CUDA CPU simulator: these times say nothing about a GPU)\n");
-#endif
-
-    if (cublasDestroy(handle) != CUBLAS_STATUS_SUCCESS) {
-        fprintf(stderr, "%s:%d: cublasDestroy failed\n", __FILE__, __LINE__);
-        return 1;
-    }
-    CHECK(cudaFree(dA));
-    CHECK(cudaFree(dB));
-    CHECK(cudaFree(dC));
-    free(A), free(B), free(C), free(C_cpu);
-    return pr_finish();
+    return ladder_run("regtile", run_regtile, m, n, k, reps, seed, "tasks 3 and 7");
 }
