@@ -193,18 +193,50 @@ static void print_room_line(const room_meta *room, int graded, int passed, int s
                passed, room->ntasks);
 }
 
+/* text (one paragraph) after `first`, broken at spaces into lines of at most width
+ * characters (a new string). */
+static char *wrapped(const char *first, const char *text, int width)
+{
+    strbuf out = { 0 };
+    sb_printf(&out, "%s", first);
+    int col = (int)strlen(first), at_start = 1;
+    for (const char *p = text; *p;) {
+        while (*p == ' ')
+            p++;
+        int n = (int)strcspn(p, " ");
+        if (n == 0)
+            break;
+        if (!at_start && col + 1 + n > width) {
+            sb_printf(&out, "\n");
+            col = 0;
+        } else if (!at_start) {
+            sb_printf(&out, " ");
+            col++;
+        }
+        sb_printf(&out, "%.*s", n, p);
+        col += n;
+        at_start = 0;
+        p += n;
+    }
+    return out.data;
+}
+
 /* What the table says under a task about its perf verdict (a new string), or NULL: the
  * figures behind a ratio, and for SLOW or failed the reason and the lesson's hint. */
 static char *perf_lines(const task_report *tr)
 {
     const perf_report *p = &tr->perf;
     const task_meta *t = tr->meta;
-    if (p->verdict == PERF_SLOW)
-        return xasprintf("SLOW: %.2fx the reference's time (the limit is %.2gx): %s took %.4g s against %.4g s,\n"
-                         "medians of %d runs each at %s (spreads %.0f%% and %.0f%%)%s%s",
-                         p->ratio, t->perf_limit, t->perf_time, p->task_median, p->ref_median, p->runs,
-                         t->perf->label, 100 * p->task_spread, 100 * p->ref_spread, t->perf_hint ? "\nwhy: " : "",
-                         t->perf_hint ? t->perf_hint : "");
+    if (p->verdict == PERF_SLOW) {
+        char *why = t->perf_hint ? wrapped("why: ", t->perf_hint, 100) : NULL;
+        char *text = xasprintf("SLOW: %.2fx the reference's time (the limit is %.2gx): %s took %.4g s against %.4g s,\n"
+                               "medians of %d runs each at %s (spreads %.0f%% and %.0f%%)%s%s",
+                               p->ratio, t->perf_limit, t->perf_time, p->task_median, p->ref_median, p->runs,
+                               t->perf->label, 100 * p->task_spread, 100 * p->ref_spread, why ? "\n" : "",
+                               why ? why : "");
+        free(why);
+        return text;
+    }
     if (p->verdict == PERF_OK && p->ratio > t->perf_limit)
         return xasprintf("perf: %.2fx the reference's median time, over the limit of %.2gx, but your fastest run was\n"
                          "within it: runs on a busy machine vary, so it is not marked SLOW (medians of %d runs each)",
