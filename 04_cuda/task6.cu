@@ -18,12 +18,13 @@
  * Read first: README.md, "Blocks, SMs and shared memory", "Stencils: a tile with a halo", "The CUDA CPU simulator".
  *
  * Build and run by hand, from the room's folder:
- *   on a GPU:  nvcc -O2 -arch=native -I../grading/include -o task6 task6.cu
- *   anywhere:  ../grading/sim/simcc -O2 -I../grading/include -o task6 task6.cu
+ *   on a GPU:  nvcc -O2 -arch=native -Xcompiler -fopenmp -I../grading/include -o task6 task6.cu
+ *   anywhere:  ../grading/sim/simcc -O2 -fopenmp -I../grading/include -o task6 task6.cu
  *   ./task6 n=10000000 tpb=256 r=3
  * Grade it from the top folder:  make grade TASK=04_cuda/task6
  */
 #include "pr.h"
+#include "cpu_baseline.h" /* the CPU on 1 core and on all: print_cpu_times(), print_vs_cpu() */
 
 #include <cuda_runtime.h>
 
@@ -58,8 +59,9 @@ __global__ void window_kernel(const int *x, int *out, long n, int r)
 
 /* ---- no need to change below ---- */
 
-static void window_cpu(const int *x, int *out, long n, int r)
+static void window_cpu(const int *x, int *out, long n, int r, int omp)
 {
+#pragma omp parallel for if (omp)
     for (long i = 0; i < n; i++) {
         int s = 0;
         for (long j = i - r; j <= i + r; j++)
@@ -100,8 +102,12 @@ int main(int argc, char **argv)
         x[i] = (int)pr_rng_range(&rng, -100, 100);
 
     double t0 = pr_now();
-    window_cpu(x, out_cpu, n, r);
+    window_cpu(x, out_cpu, n, r, 0);
     double t_cpu = pr_now() - t0;
+    cpu_warm_up(); /* the same sums on every core (OpenMP), for the fair comparison */
+    t0 = pr_now();
+    window_cpu(x, out_cpu, n, r, 1);
+    double t_omp = pr_now() - t0;
 
     int *dx, *dout;
     CHECK(cudaMalloc(&dx, bytes));
@@ -161,8 +167,8 @@ int main(int argc, char **argv)
     pr_result_int("checksum", checksum(out, n));
 
     double secs = ms * 1e-3;
-    pr_print_time("CPU", t_cpu, 0, NULL);
-    pr_print_time("GPU kernel", secs, t_cpu, "CPU");
+    print_cpu_times("CPU", t_cpu, t_omp);
+    print_vs_cpu("GPU kernel", secs, t_cpu, t_omp);
 #ifdef CUDA_SIM
     printf("  (CUDA CPU simulator: these times say nothing about a GPU)\n");
 #endif

@@ -13,12 +13,13 @@
  * Integers add exactly in any order, so the GPU's total must equal the CPU's.
  *
  * Build and run by hand, from the room's folder:
- *   on a GPU:  nvcc -O2 -arch=native -I../grading/include -o task2 task2.cu
- *   anywhere:  ../grading/sim/simcc -O2 -I../grading/include -o task2 task2.cu
+ *   on a GPU:  nvcc -O2 -arch=native -Xcompiler -fopenmp -I../grading/include -o task2 task2.cu
+ *   anywhere:  ../grading/sim/simcc -O2 -fopenmp -I../grading/include -o task2 task2.cu
  *   ./task2 n=50000000 tpb=256
  * Grade it from the top folder:  make grade TASK=04_cuda/task2
  */
 #include "pr.h"
+#include "cpu_baseline.h" /* the CPU on 1 core and on all: print_cpu_times(), print_vs_cpu() */
 
 #include <cuda_runtime.h>
 
@@ -88,6 +89,15 @@ int main(int argc, char **argv)
     for (long i = 0; i < n; i++)
         expect += x[i];
     double t_cpu = pr_now() - t0;
+    cpu_warm_up(); /* the same sum on every core (OpenMP), for the fair comparison */
+    t0 = pr_now();
+    unsigned long long expect_omp = 0;
+#pragma omp parallel for reduction(+ : expect_omp)
+    for (long i = 0; i < n; i++)
+        expect_omp += x[i];
+    double t_omp = pr_now() - t0;
+    if (expect_omp != expect)
+        fprintf(stderr, "task2: the OpenMP sum differs from the serial one\n");
 
     unsigned *dx;
     unsigned long long *dtotal, total = 0;
@@ -120,11 +130,12 @@ int main(int argc, char **argv)
     pr_result_int("sum", (long long)total);
 
     double secs = ms * 1e-3;
-    pr_print_time("CPU", t_cpu, 0, NULL);
-    pr_print_time("GPU kernel", secs, t_cpu, "CPU");
+    print_cpu_times("CPU", t_cpu, t_omp);
+    print_vs_cpu("GPU kernel", secs, t_cpu, t_omp);
     if (secs > 0)
-        printf("  bandwidth: CPU %.1f GB/s, GPU kernel %.1f GB/s (bytes read / time)\n",
-               t_cpu > 0 ? (double)bytes / t_cpu / 1e9 : 0.0, (double)bytes / secs / 1e9);
+        printf("  bandwidth: CPU %.1f GB/s on 1 core, %.1f GB/s with OpenMP, GPU kernel %.1f GB/s (bytes read / time)\n",
+               t_cpu > 0 ? (double)bytes / t_cpu / 1e9 : 0.0, t_omp > 0 ? (double)bytes / t_omp / 1e9 : 0.0,
+               (double)bytes / secs / 1e9);
 #ifdef CUDA_SIM
     printf("  (CUDA CPU simulator: these times say nothing about a GPU)\n");
 #endif

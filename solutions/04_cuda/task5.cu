@@ -23,12 +23,13 @@
  * compared with a relative tolerance of 1e-4.
  *
  * Build and run by hand, from the room's folder:
- *   on a GPU:  nvcc -O2 -arch=native -I../grading/include -o task5 task5.cu
- *   anywhere:  ../grading/sim/simcc -O2 -I../grading/include -o task5 task5.cu
+ *   on a GPU:  nvcc -O2 -arch=native -Xcompiler -fopenmp -I../grading/include -o task5 task5.cu
+ *   anywhere:  ../grading/sim/simcc -O2 -fopenmp -I../grading/include -o task5 task5.cu
  *   ./task5 n=4000000 d=16
  * Grade it from the top folder:  make grade TASK=04_cuda/task5
  */
 #include "pr.h"
+#include "cpu_baseline.h" /* the CPU on 1 core and on all: print_cpu_times(), print_vs_cpu() */
 
 #include <cuda_runtime.h>
 
@@ -86,10 +87,12 @@ __global__ void update_kernel(float *w, const double *grad, int d, float lr, lon
 
 /* ---- no need to change below ---- */
 
-/* The same step on the CPU, summing in double.  Returns the loss. */
-static double step_cpu(const float *X, const float *y, float *w, long n, int d, float lr)
+/* The same step on the CPU, summing in double, on one core or (omp) on all.  Returns the
+ * loss. */
+static double step_cpu(const float *X, const float *y, float *w, long n, int d, float lr, int omp)
 {
     double grad[65] = { 0 }, loss = 0;
+#pragma omp parallel for reduction(+ : grad[:65], loss) if (omp)
     for (long i = 0; i < n; i++) {
         double pred = w[d];
         for (int j = 0; j < d; j++)
@@ -153,8 +156,14 @@ int main(int argc, char **argv)
 
     memcpy(w_cpu, w0, wbytes);
     double t0 = pr_now();
-    double loss_cpu = step_cpu(X, y, w_cpu, n, d, lr);
+    double loss_cpu = step_cpu(X, y, w_cpu, n, d, lr, 0);
     double t_cpu = pr_now() - t0;
+    float w_omp[65]; /* the same step on every core (OpenMP), for the fair comparison */
+    memcpy(w_omp, w0, wbytes);
+    cpu_warm_up();
+    t0 = pr_now();
+    step_cpu(X, y, w_omp, n, d, lr, 1);
+    double t_omp = pr_now() - t0;
 
     float *dX, *dy, *dw, *dr;
     double *dgrad;
@@ -215,9 +224,9 @@ int main(int argc, char **argv)
         return s;
     }());
 
-    pr_print_time("CPU step", t_cpu, 0, NULL);
-    pr_print_time("GPU step, data on GPU", ms * 1e-3, t_cpu, "CPU");
-    pr_print_time("GPU step with copies", t_with, t_cpu, "CPU");
+    print_cpu_times("CPU step", t_cpu, t_omp);
+    print_vs_cpu("GPU step, data on GPU", ms * 1e-3, t_cpu, t_omp);
+    print_vs_cpu("GPU step with copies", t_with, t_cpu, t_omp);
 #ifdef CUDA_SIM
     printf("  (CUDA CPU simulator: these times say nothing about a GPU)\n");
 #endif
