@@ -1,6 +1,6 @@
 /*
  * cpu_baseline.h -- the CPU baselines a GPU program compares itself with, on one core
- * and on all of them: what room 04's tasks 1, 3 and 4 and room 05's tasks 2 and 4
+ * and on all of them: what room 04's tasks 1 to 6 (the bug hunt too) and room 05's tasks 2 and 4
  * share.  Each includes it after pr.h.
  *
  *   cpu_threads()                        OpenMP's thread count; 0 when built without it
