@@ -24,7 +24,7 @@ GRADER_DEPFLAGS = $(shell $(DEPS) flags)
 CORE_SRC := grading/src/util.c grading/src/runner.c grading/src/results.c grading/src/kinds.c \
             grading/src/meta.c grading/src/launchers.c grading/src/toolchain.c grading/src/grades.c \
             grading/src/report.c grading/src/policy.c grading/src/grader.c grading/src/gen.c grading/src/progress.c \
-            grading/src/sandbox.c grading/src/perf.c
+            grading/src/sandbox.c grading/src/perf.c grading/src/work.c
 CORE_HDR := $(wildcard grading/src/*.h)
 GRADE    := grading/bin/grade
 PRGEN    := grading/bin/prgen
@@ -98,9 +98,10 @@ $(UNIT): grading/tests/unit_tests.c $(CORE_SRC) $(CORE_HDR)
 ##        HOSTS=a,b or HOSTFILE=f to spread MPI ranks over machines without Slurm;
 ##        SANDBOX=off|on: without or only with the sandbox, default auto;
 ##        RACECHECK=1: simulated CUDA tasks built with the race checker;
-##        PERF=on|off|required: the perf verdict beside PASS, default on; required: SLOW fails)
+##        PERF=on|off|required: the perf verdict beside PASS, default on; required: SLOW fails;
+##        SEED=N: the draw of sizes and seeds a grading printed, drawn again; default: a fresh draw)
 grade: $(GRADE)
-	$(Q)$(if $(PERF),GRADE_PERF='$(PERF)') $(if $(HOSTS),GRADE_HOSTS='$(HOSTS)') $(if $(HOSTFILE),GRADE_HOSTFILE='$(HOSTFILE)') $(if $(SANDBOX),GRADE_SANDBOX='$(SANDBOX)') $(if $(RACECHECK),GRADE_RACECHECK='$(RACECHECK)') $(GRADE) $(GRADE_FILTER) $(GRADE_OPTS) \
+	$(Q)$(if $(PERF),GRADE_PERF='$(PERF)') $(if $(SEED),GRADE_SEED='$(SEED)') $(if $(HOSTS),GRADE_HOSTS='$(HOSTS)') $(if $(HOSTFILE),GRADE_HOSTFILE='$(HOSTFILE)') $(if $(SANDBOX),GRADE_SANDBOX='$(SANDBOX)') $(if $(RACECHECK),GRADE_RACECHECK='$(RACECHECK)') $(GRADE) $(GRADE_FILTER) $(GRADE_OPTS) \
 	    || $(QUIET_FAILURE)
 
 ## test: the maintainers' checks: unit tests, generated tasks, solutions PASS, untouched tasks FAIL
@@ -135,12 +136,12 @@ pristine: $(PRGEN)
 
 ## check-solutions: every reference solution, graded as if a learner wrote it, passes
 check-solutions: $(GRADE)
-	$(Q)$(GRADE) --tasks-from solutions --expect pass --werror $(GRADE_FILTER) \
+	$(Q)$(if $(SEED),GRADE_SEED='$(SEED)') $(GRADE) --tasks-from solutions --expect pass --werror $(GRADE_FILTER) \
 	    --json build/check-solutions.json --junit build/check-solutions.xml
 
 ## check-tasks: every untouched task (generated afresh, not your copy) fails in every run, quickly
 check-tasks: $(GRADE) pristine
-	$(Q)$(GRADE) --tasks-from build/pristine --expect fail --werror $(GRADE_FILTER) \
+	$(Q)$(if $(SEED),GRADE_SEED='$(SEED)') $(GRADE) --tasks-from build/pristine --expect fail --werror $(GRADE_FILTER) \
 	    --json build/check-tasks.json --junit build/check-tasks.xml
 
 ## sanitize: ASan+UBSan over the C and MPI solutions and the simulated CUDA ones, TSan (clang + Archer)
@@ -280,7 +281,7 @@ list: $(GRADE)
 ##               (folder, .tar.gz or .zip) in a clean tree: class.csv, summary.html under build/class
 grade-class: $(GRADE) $(CLASS_REPORT)
 	$(Q)SANDBOX="$(SANDBOX)" $(DEPS) ensure class
-	$(Q)ROOM="$(ROOM)" TASK="$(TASK)" JOBS="$(JOBS)" SANDBOX="$(SANDBOX)" PERF="$(PERF)" bash grading/tools/grade-class.sh "$(SUBMISSIONS)"
+	$(Q)ROOM="$(ROOM)" TASK="$(TASK)" JOBS="$(JOBS)" SANDBOX="$(SANDBOX)" PERF="$(PERF)" SEED="$(SEED)" bash grading/tools/grade-class.sh "$(SUBMISSIONS)"
 
 ## progress: your rooms escaped, tasks passed and the next task (from your grading runs)
 progress: $(GRADE)

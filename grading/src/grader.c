@@ -6,6 +6,7 @@
 #include "report.h"
 #include "results.h"
 #include "util.h"
+#include "work.h"
 
 #include <dirent.h>
 #include <signal.h>
@@ -62,8 +63,10 @@ static void run_limited(const grade_context *ctx, strlist *cmd, strlist *env, do
     }
     run_request req = { .argv = sl_argv(in_sandbox ? &boxed : cmd), .env_extra = env ? sl_argv(env) : NULL,
                         .cwd = scratch, .timeout = timeout, .kill_grace = POLICY_KILL_GRACE, .output_cap = cap };
-    if (limits != LIMITS_NONE)
+    if (limits != LIMITS_NONE) {
         policy_limit_program(ctx->policy, limits == LIMITS_CUDA, &req);
+        req.measure_work = 1; /* a program: how its work was spread (work.h) */
+    }
     run_process(&req, res);
     if (in_sandbox)
         sandbox_take_status(res);
@@ -566,6 +569,8 @@ static void run_program(const grade_context *ctx, const task_meta *task, const r
                         int learner, double timeout, strlist *cmd, strlist *env, run_result *res)
 {
     launch_command(ctx->tc, task, cfg, exe, cmd, env);
+    if (ctx->method_run)
+        sl_push(env, "OMP_WAIT_POLICY=passive");
     show_command(ctx, cmd, env);
     sandbox_view view;
     run_view(ctx, task, exe, &view);
@@ -588,10 +593,15 @@ void grade_run_program(const grade_context *ctx, const task_meta *task, const ru
 /* One configuration's reference run: its result lines are what the task must print.  Returns
  * 1 with them in *expected; or 0 with rr's verdict (FAIL) and why the reference failed. */
 static int run_reference(const grade_context *ctx, const task_meta *task, const run_config *cfg, const char *exe,
-                         double timeout, run_report *rr, result_set *expected)
+                         double timeout, run_report *rr, result_set *expected, run_work **work, double *seconds)
 {
     run_result ref;
     grade_run_program(ctx, task, cfg, exe, 0, timeout, &ref);
+    *seconds = ref.seconds;
+    if (work) {
+        *work = ref.work;
+        ref.work = NULL;
+    }
     char parse_err[300] = "";
     int ref_ok = ref.outcome == RUN_EXITED && ref.exit_code == 0 && ref.leftovers == 0 &&
                  results_parse(ref.out, expected, parse_err, sizeof parse_err) == 0 && expected->count > 0;
@@ -603,7 +613,11 @@ static int run_reference(const grade_context *ctx, const task_meta *task, const 
         ref_ok = 0;
     if (!ref_ok) {
         char *how = run_describe(&ref, timeout);
-        char *why = reference_failure_cause(ctx->tc, task, &ref, parse_err, asked_ranks, saw_ranks);
+        /* the reference is tested everywhere: out of time, it is the machine that is slow */
+        char *why = ref.outcome == RUN_TIMEOUT
+                  ? xstrdup("this machine is too busy for the time limit, or too slow: grade again when it is "
+                            "quieter, or with GRADE_TIMEOUT_SCALE=3")
+                  : reference_failure_cause(ctx->tc, task, &ref, parse_err, asked_ranks, saw_ranks);
         rr->ran = 1;
         rr->status = ST_FAIL;
         rr->message = xasprintf("the reference solution failed here (%s): %s%s%s", why, how,
@@ -614,26 +628,60 @@ static int run_reference(const grade_context *ctx, const task_meta *task, const 
     return ref_ok;
 }
 
-/* One configuration's task run, judged against the reference's result lines into rr (the
- * first failing run's output goes to tr's log).  Returns the policy's reason not to run
- * the next configurations (a hang, a fork bomb, a memory hog), or NULL. */
-static const char *run_task_side(const grade_context *ctx, const task_meta *task, const run_config *cfg,
-                                 const char *exe, double timeout, const result_set *expected, run_report *rr,
-                                 task_report *tr)
+/* One run of the task at cfg, judged against the reference's result lines into rr (the first
+ * failing run's output goes to tr's log).  Returns how the run ended. */
+static run_outcome task_attempt(const grade_context *ctx, const task_meta *task, const run_config *cfg,
+                                const char *exe, double timeout, const result_set *expected, run_report *rr,
+                                task_report *tr)
 {
     strlist cmd = { 0 }, env = { 0 };
     run_result res;
     run_program(ctx, task, cfg, exe, 1, timeout, &cmd, &env, &res);
     rr->ran = res.outcome != RUN_INTERRUPTED;
     rr->seconds = res.seconds;
+    free(rr->message);
+    free(rr->work);
     rr->status = judge_run(&res, timeout, expected, task_uses_launcher(task), &rr->message);
-    const char *stop = policy_stop_reason(ctx->policy, res.outcome);
+    rr->work = res.work;
+    res.work = NULL;
     if (rr->status != ST_PASS && !tr->log_path)
         tr->log_path = write_log(ctx, task, cfg->label, &cmd, &res, rr->message, expected);
+    run_outcome outcome = res.outcome;
     run_result_free(&res);
     sl_free(&cmd);
     sl_free(&env);
-    return stop;
+    return outcome;
+}
+
+/* Whether the machine is too busy to blame a timeout on the task: the reference itself, the
+ * same program as far as the grader knows, took a third of the time limit or more. */
+static int machine_busy(double ref_seconds, double timeout)
+{
+    return ref_seconds >= timeout / 3;
+}
+
+/* One configuration's task run, judged against the reference's result lines into rr.  A
+ * timeout on a machine so busy that the reference was slow too is not the task's fault: the
+ * run is tried once more with three times the time, and if it times out again the message
+ * says that the machine was busy, not that the program hangs.  Returns the policy's reason not
+ * to run the next configurations (a hang, a fork bomb, a memory hog), or NULL. */
+static const char *run_task_side(const grade_context *ctx, const task_meta *task, const run_config *cfg,
+                                 const char *exe, double timeout, const result_set *expected, double ref_seconds,
+                                 run_report *rr, task_report *tr)
+{
+    run_outcome outcome = task_attempt(ctx, task, cfg, exe, timeout, expected, rr, tr);
+    if (outcome == RUN_TIMEOUT && machine_busy(ref_seconds, timeout) && !runner_interrupted()) {
+        outcome = task_attempt(ctx, task, cfg, exe, 3 * timeout, expected, rr, tr);
+        if (outcome == RUN_TIMEOUT) {
+            free(rr->message);
+            rr->message = xasprintf("still running after %.1f s, on a second try with three times the time "
+                                    "(the first stopped at %.1f s): this machine is busy (the reference took %.1f s "
+                                    "of the %.1f s limit), so this may not be your program's fault; grade again when "
+                                    "it is quieter, or with GRADE_TIMEOUT_SCALE=3",
+                                    3 * timeout, timeout, ref_seconds, timeout);
+        }
+    }
+    return policy_stop_reason(ctx->policy, outcome);
 }
 
 /* Every configuration: the reference, then the task, each run judged into tr's run reports;
@@ -655,8 +703,9 @@ static grade_status run_configs(const grade_context *ctx, const task_meta *task,
         }
         term_run_progress(task, c + 1, task->nconfigs, cfg->label);
         result_set expected = { 0 };
-        if (run_reference(ctx, task, cfg, f->ref_exe, timeout, rr, &expected)) {
-            const char *stop = run_task_side(ctx, task, cfg, f->task_exe, timeout, &expected, rr, tr);
+        double ref_seconds = 0;
+        if (run_reference(ctx, task, cfg, f->ref_exe, timeout, rr, &expected, NULL, &ref_seconds)) {
+            const char *stop = run_task_side(ctx, task, cfg, f->task_exe, timeout, &expected, ref_seconds, rr, tr);
             if (stop)
                 stopped_by = stop;
         }
@@ -744,6 +793,53 @@ static void race_hint(const grade_context *ctx, const task_meta *task, const tas
     free(exe);
 }
 
+/* The method check (tasks.ini's method, work.h), after every run passed: the reference and the
+ * task once more at the method configuration, the task's run judged like any, then how its
+ * work was spread.  The run is added to tr's runs; a failure fails the task, with the check's
+ * words. */
+static void method_check(const grade_context *grading, const task_meta *task, const task_files *f,
+                         task_report *tr)
+{
+    if (!task->method || tr->status != ST_PASS || runner_interrupted())
+        return;
+    grade_context method_ctx = *grading;
+    method_ctx.method_run = 1;
+    const grade_context *ctx = &method_ctx;
+    const run_config *cfg = task_method_config(task);
+    tr->runs = xrealloc(tr->runs, (size_t)(tr->nruns + 1) * sizeof *tr->runs);
+    run_report *rr = &tr->runs[tr->nruns++];
+    memset(rr, 0, sizeof *rr);
+    rr->config = xstrdup(cfg->label);
+    rr->method = task->method;
+    term_run_progress(task, tr->nruns, tr->nruns, cfg->label);
+    /* a larger run than the others: room for a busy machine */
+    double timeout = 3 * task->timeout * ctx->policy->timeout_scale;
+    result_set expected = { 0 };
+    run_work *ref_work = NULL;
+    double ref_seconds = 0;
+    if (run_reference(ctx, task, cfg, f->ref_exe, timeout, rr, &expected, &ref_work, &ref_seconds)) {
+        run_task_side(ctx, task, cfg, f->task_exe, timeout, &expected, ref_seconds, rr, tr);
+        if (rr->status == ST_PASS && rr->work) {
+            const char *threads = config_get(cfg, "threads");
+            rr->message = work_check_threads(rr->work, ref_work, threads ? atoi(threads) : 1);
+            if (rr->message)
+                rr->status = ST_FAIL;
+        } else if (rr->status == ST_PASS) {
+            rr->status = ST_FAIL;
+            rr->message = xstrdup("the grader could not measure how the work was spread (no /proc?)");
+        }
+    }
+    results_free(&expected);
+    free(ref_work);
+    if (!rr->ran)
+        settle_status(tr, ST_PASS); /* interrupted: never PASS what did not run */
+    else if (rr->status != ST_PASS) {
+        tr->status = rr->status;
+        free(tr->message);
+        tr->message = with_config(rr->message, rr->config);
+    }
+}
+
 void grade_task(const grade_context *ctx, const task_meta *task, int index, int total, task_report *tr)
 {
     report_init(ctx, task, tr);
@@ -754,6 +850,7 @@ void grade_task(const grade_context *ctx, const task_meta *task, int index, int 
     if (!not_a_file(&files, tr) && !not_started(ctx, &files, tr) && !skipped(ctx, task, tr) &&
         build_both(ctx, task, &files, tr)) {
         settle_status(tr, run_configs(ctx, task, &files, tr));
+        method_check(ctx, task, &files, tr);
         race_hint(ctx, task, &files, tr);
         perf_measure(ctx, task, files.ref_exe, files.task_exe, tr);
     }
@@ -766,6 +863,7 @@ void task_report_free(task_report *tr)
     for (int i = 0; i < tr->nruns; i++) {
         free(tr->runs[i].config);
         free(tr->runs[i].message);
+        free(tr->runs[i].work);
     }
     free(tr->runs);
     free(tr->message);

@@ -26,6 +26,8 @@ typedef struct {
     const sandbox *sandbox;  /* the learner's side builds and runs in it when active (sandbox.h);
                               * NULL: no sandbox */
     int perf;                /* PERF_MODE_OFF, _ON or _REQUIRED (perf.h) */
+    int method_run;          /* the runs judge the method (work.h): OpenMP's threads wait without
+                              * spinning (OMP_WAIT_POLICY=passive), so that CPU time is work */
 } grade_context;
 
 /* Grades one task into tr (index/total are for the progress display). */

@@ -5,6 +5,7 @@
 #define PR_GRADES_H
 
 #include "meta.h"
+#include "runner.h"
 #include "toolchain.h"
 
 /* Ordered by severity: a task's status is the worst of its runs'.  NOT_STARTED is a
@@ -20,6 +21,8 @@ typedef struct {
     int ran;             /* 0 when it was not run (stopped early) */
     double seconds;
     char *message;       /* NULL when it passed */
+    run_work *work;      /* how the work was spread, as the grader measured it (work.h), or NULL */
+    const char *method;  /* the method checked at this run (tasks.ini's method), or NULL */
 } run_report;
 
 /* The perf verdict (perf.h): after a PASS, the task's time against the reference's at the
@@ -60,6 +63,7 @@ typedef struct {
     double seconds;
     const toolchain *tc;
     const char *sandbox; /* sandbox_describe's: "on (bubblewrap 0.8.0)", "off (why)" */
+    unsigned long long seed; /* the draw's seed (meta.h: workbook_draw): SEED=N repeats it */
 } grade_report;
 
 #endif

@@ -23,6 +23,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <ctype.h>
+#include <stdint.h>
+#include <sys/random.h>
+#include <time.h>
 
 static void usage(FILE *f)
 {
@@ -65,13 +69,16 @@ static void usage(FILE *f)
           "  --build-dir DIR      executables and logs go under DIR (default ROOT/build)\n"
           "  --ref-dir DIR        reference executables go under DIR and are kept while up to date\n"
           "                       (class grading: graders side by side share one set)\n"
+          "  --seed N             the draw of sizes and seeds (tasks.ini's lo..hi values): N from 1\n"
+          "                       to 999999999 repeats a grading's draw (make grade SEED=N); default:\n"
+          "                       GRADE_SEED, else a fresh draw at every grading\n"
           "  --perf off|on|required  the perf verdict: after a task passes, its time against the\n"
           "                       reference's at the task's perf size (\"PASS perf 1.08x\", SLOW above\n"
           "                       its limit); required: SLOW fails the task.  Default: GRADE_PERF,\n"
           "                       else on, and off under --expect\n"
           "environment: GRADE_TIMEOUT_SCALE (multiplies every timeout), GRADE_OUTPUT_LIMIT (bytes kept\n"
           "  per run), CC, MPICC, MPICXX, MPIEXEC, MPIEXEC_FLAGS, NVCC, CUDA_ARCH, GRADE_CFLAGS, NO_COLOR,\n"
-          "  GRADE_HOSTS=a,b or GRADE_HOSTFILE=f (mpiexec's ranks on other machines), GRADE_PERF\n",
+          "  GRADE_HOSTS=a,b or GRADE_HOSTFILE=f (mpiexec's ranks on other machines), GRADE_PERF, GRADE_SEED\n",
           f);
 }
 
@@ -242,10 +249,41 @@ typedef struct {
     const char *json_path, *junit_path;
     const char *root_arg, *hint_task, *build_arg, *ref_dir_arg;
     const char *gradescope_path;
-    const char *hint_level, *launch_ranks_text, *print_build, *perf;
+    const char *hint_level, *launch_ranks_text, *print_build, *perf, *seed_text;
+    uint64_t seed; /* the draw's seed: --seed, GRADE_SEED, or drawn from the system's random source */
     char **launch_cmd; /* what follows --, or NULL */
     int werror, list_only, describe, show_sandbox, show_launcher, quiet, verbose, show_progress, hint_all, hint_record;
 } options;
+
+/* The draw's seed into opt->seed: --seed, else GRADE_SEED (make grade SEED=N), else a fresh
+ * one from the system's random source.  Returns GO_ON, or 2 when the one given is not a
+ * whole number from 1 to SEED_MAX. */
+#define SEED_MAX 999999999ULL
+static int parse_seed(options *opt)
+{
+    const char *from = "--seed";
+    const char *text = opt->seed_text;
+    if (!text && getenv("GRADE_SEED") && *getenv("GRADE_SEED")) {
+        text = getenv("GRADE_SEED");
+        from = "SEED (make grade SEED=...; GRADE_SEED)";
+    }
+    if (text) {
+        char *end = NULL;
+        errno = 0;
+        unsigned long long v = strtoull(text, &end, 10);
+        if (!isdigit((unsigned char)text[0]) || *end != '\0' || errno != 0 || v < 1 || v > SEED_MAX) {
+            fprintf(stderr, "grade: %s must be a whole number from 1 to %llu, not '%s'\n", from, SEED_MAX, text);
+            return 2;
+        }
+        opt->seed = v;
+        return GO_ON;
+    }
+    uint64_t r = 0;
+    if (getrandom(&r, sizeof r, 0) != (ssize_t)sizeof r)
+        r = (uint64_t)time(NULL) * 2654435761u ^ (uint64_t)getpid();
+    opt->seed = 1 + r % SEED_MAX;
+    return GO_ON;
+}
 
 /* Parses argv into opt (the defaults where an option is absent).  Returns GO_ON, 0 after
  * --help, or 2 after a usage error (said on stderr). */
@@ -278,6 +316,7 @@ static int parse_options(int argc, char **argv, options *opt)
         VALUE_OPTION("--launch", opt->launch_ranks_text)
         VALUE_OPTION("--print-build", opt->print_build)
         VALUE_OPTION("--perf", opt->perf)
+        VALUE_OPTION("--seed", opt->seed_text)
         if (strcmp(a, "--") == 0) {
             opt->launch_cmd = argv + i + 1; /* the rest is --launch's program and its arguments */
             break;
@@ -320,7 +359,7 @@ static int parse_options(int argc, char **argv, options *opt)
     }
     if (opt->perf && perf_mode_parse(opt->perf) < 0)
         return usage_error("--perf must be on, off or required, not '%s'", opt->perf);
-    return GO_ON;
+    return parse_seed(opt);
 }
 
 /* The environment's settings: the grading policy (GRADE_* limits) into policy, and the MPI
@@ -585,6 +624,9 @@ static void grade_all(const grade_context *ctx, const task_meta **selected, int 
         printf("grading %d task%s (%d cores, MPI: %s, GPU: %s, sandbox: %s)\n", nselected, nselected == 1 ? "" : "s",
                tc->cores, tc->mpi_version, tc->have_gpu ? tc->gpu_name : "none",
                ctx->sandbox ? sandbox_describe(ctx->sandbox) : "off");
+    if (!quiet)
+        printf("draw: SEED=%llu (sizes and seeds are drawn anew at each grading; make grade SEED=%llu draws these "
+               "again)\n", (unsigned long long)rep->seed, (unsigned long long)rep->seed);
     for (int i = 0; i < nselected && !runner_interrupted(); i++) {
         grade_task(ctx, selected[i], i + 1, nselected, &rep->tasks[i]);
         if (own_tasks)
@@ -713,11 +755,12 @@ static int grade_selected(const options *opt, const grade_policy *policy, const 
     term_init(opt->quiet);
     int perf = opt->perf ? perf_mode_parse(opt->perf) : opt->expect ? PERF_MODE_OFF : PERF_MODE_ON;
     grade_context ctx = { root, tasks_root, build_dir, &tc, policy, ref_dir, ref_dir != NULL, opt->verbose,
-                          !opt->expect, &sb, perf };
+                          !opt->expect, &sb, perf, 0 };
     /* The learner's own tasks: their grades, and the hints they opened, are remembered. */
     int own_tasks = !opt->expect && strcmp(tasks_root, root) == 0 && !opt->build_arg;
     char *progress_path = xasprintf("%s/progress.json", build_dir);
-    grade_report rep = { xmalloc((size_t)nselected * sizeof(task_report)), 0, 0, &tc, sandbox_describe(&sb) };
+    grade_report rep = { xmalloc((size_t)nselected * sizeof(task_report)), 0, 0, &tc, sandbox_describe(&sb),
+                         opt->seed };
     grade_all(&ctx, selected, nselected, opt->quiet, own_tasks, progress_path, &rep);
     write_reports(opt, &rep, wb, own_tasks, progress_path);
     free(progress_path);
@@ -750,7 +793,11 @@ int main(int argc, char **argv)
     if ((rc = launch_modes(&opt, root)) != GO_ON)
         return rc;
     workbook wb;
-    if ((rc = load_workbook(root, &wb)) != GO_ON || (rc = workbook_modes(&opt, root, &wb)) != GO_ON)
+    if ((rc = load_workbook(root, &wb)) != GO_ON)
+        return rc;
+    /* every lo..hi of tasks.ini drawn, once, before anything reads the configurations */
+    workbook_draw(&wb, opt.seed);
+    if ((rc = workbook_modes(&opt, root, &wb)) != GO_ON)
         return rc;
     const task_meta **selected;
     int nselected;

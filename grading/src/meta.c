@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <ini.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,12 @@ static void config_free(run_config *cfg)
     }
     free(cfg->keys);
     free(cfg->values);
+    free(cfg->slots);
+}
+
+const run_config *task_method_config(const task_meta *task)
+{
+    return task->method_run ? task->method_run : task->perf;
 }
 
 const char *config_get(const run_config *cfg, const char *key)
@@ -52,6 +59,94 @@ static int valid_key(const char *s, size_t n)
         if (!(isalnum((unsigned char)s[i]) || s[i] == '_'))
             return 0;
     return 1;
+}
+
+/* "lo..hi" -> 1 with the bounds; -1 for a range that is not one this file allows; 0 for
+ * any other value (a plain value). */
+static int draw_range(const char *value, long long *lo, long long *hi)
+{
+    const char *dots = strstr(value, "..");
+    if (!dots)
+        return 0;
+    char *end = NULL;
+    if (!isdigit((unsigned char)value[0]) || !isdigit((unsigned char)dots[2]))
+        return -1;
+    *lo = strtoll(value, &end, 10);
+    if (end != dots)
+        return -1;
+    *hi = strtoll(dots + 2, &end, 10);
+    /* at least six numbers: some of them neither 2 nor 3 divides */
+    if (*end != '\0' || *lo < 0 || *hi > DRAW_MAX || *lo + 5 > *hi)
+        return -1;
+    return 1;
+}
+
+int config_has_draw(const run_config *cfg)
+{
+    long long lo, hi;
+    for (int k = 0; k < cfg->nkeys; k++)
+        if (draw_range(cfg->values[k], &lo, &hi) == 1)
+            return 1;
+    return 0;
+}
+
+/* SplitMix64's finaliser: a well-mixed 64-bit value from any other. */
+static uint64_t mix64(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+/* The draw's value for one slot: a function of the grading's seed, the task, the runs line,
+ * the key and the value's place in its list, and of nothing else (the same SEED draws the
+ * same value, whatever else is graded).  An integer in [lo, hi] that neither 2 nor 3 divides,
+ * so that a drawn size never splits evenly over 2, 3 or 4 workers. */
+long long draw_value(uint64_t seed, const char *task_id, int line, const char *key, int slot, long long lo,
+                     long long hi)
+{
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a over "task|line|key|slot" */
+    char *what = xasprintf("%s|%d|%s|%d", task_id, line, key, slot);
+    for (const char *c = what; *c; c++)
+        h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+    free(what);
+    uint64_t span = (uint64_t)(hi - lo) + 1;
+    long long v = lo + (long long)(mix64(h ^ mix64(seed)) % span);
+    while (v % 2 == 0 || v % 3 == 0)
+        v = v + 1 > hi ? lo : v + 1;
+    return v;
+}
+
+/* The configuration with its ranges drawn: values and label rewritten in place. */
+static void config_draw(run_config *cfg, uint64_t seed, const char *task_id)
+{
+    strbuf label = { 0 };
+    for (int k = 0; k < cfg->nkeys; k++) {
+        long long lo, hi;
+        if (draw_range(cfg->values[k], &lo, &hi) == 1) {
+            free(cfg->values[k]);
+            cfg->values[k] = xasprintf("%lld", draw_value(seed, task_id, cfg->line, cfg->keys[k],
+                                                          cfg->slots ? cfg->slots[k] : 0, lo, hi));
+        }
+        sb_printf(&label, "%s%s=%s", k ? " " : "", cfg->keys[k], cfg->values[k]);
+    }
+    free(cfg->label);
+    cfg->label = label.data;
+}
+
+void workbook_draw(workbook *wb, uint64_t seed)
+{
+    for (int r = 0; r < wb->nrooms; r++)
+        for (int i = 0; i < wb->rooms[r].ntasks; i++) {
+            task_meta *t = &wb->rooms[r].tasks[i];
+            for (int c = 0; c < t->nconfigs; c++)
+                config_draw(&t->configs[c], seed, t->id);
+            if (t->perf)
+                config_draw(t->perf, seed, t->id);
+            if (t->method_run)
+                config_draw(t->method_run, seed, t->id);
+        }
 }
 
 int expand_runs(const char *spec, run_config **configs, int *nconfigs, char *err, size_t errlen)
@@ -94,6 +189,14 @@ int expand_runs(const char *spec, run_config **configs, int *nconfigs, char *err
                 break;
             }
             sl_push_owned(&values[k], xstrndup(p, n));
+            long long lo, hi;
+            int range = draw_range(values[k].items[values[k].count - 1], &lo, &hi);
+            if (range < 0) {
+                snprintf(err, errlen, "runs: '%s' has a range that is not lo..hi with 0 <= lo and lo + 5 <= hi "
+                                      "<= 999999999999", word);
+                status = -1;
+                break;
+            }
             if (p[n] == '\0')
                 break;
             p += n + 1;
@@ -120,10 +223,12 @@ int expand_runs(const char *spec, run_config **configs, int *nconfigs, char *err
             cfg.nkeys = nkeys;
             cfg.keys = xmalloc((size_t)nkeys * sizeof *cfg.keys);
             cfg.values = xmalloc((size_t)nkeys * sizeof *cfg.values);
+            cfg.slots = xmalloc((size_t)nkeys * sizeof *cfg.slots);
             strbuf label = { 0 };
             for (int k = 0; k < nkeys; k++) {
                 cfg.keys[k] = xstrdup(keys[k]);
                 cfg.values[k] = xstrdup(values[k].items[idx[k]]);
+                cfg.slots[k] = idx[k];
                 sb_printf(&label, "%s%s=%s", k ? " " : "", keys[k], cfg.values[k]);
             }
             cfg.label = label.data;
@@ -264,7 +369,8 @@ static int on_ini_entry(void *user, const char *section, const char *name, const
         t->nrun_lines++;
         for (int c = before; c < t->nconfigs; c++)
             t->configs[c].line = t->nrun_lines;
-    } else if (strcmp(name, "perf") == 0) {
+    } else if (strcmp(name, "perf") == 0 || strcmp(name, "method_run") == 0) {
+        run_config **where = name[0] == 'p' ? &t->perf : &t->method_run;
         char err[300];
         run_config *configs = NULL;
         int n = 0;
@@ -272,17 +378,30 @@ static int on_ini_entry(void *user, const char *section, const char *name, const
             for (int c = 0; c < n; c++)
                 config_free(&configs[c]);
             free(configs);
-            return fail(st, "[%s]: perf '%s' is not one configuration (key=value, one value each)", section, value);
+            return fail(st, name[0] == 'p' ? "[%s]: perf '%s' is not one configuration (key=value, one value each)"
+                                           : "[%s]: method_run '%s' is not one configuration (key=value, one value each)",
+                        section, value);
         }
-        if (t->perf) {
-            config_free(t->perf);
-            free(t->perf);
+        if (*where) {
+            config_free(*where);
+            free(*where);
         }
-        t->perf = configs;
+        configs[0].line = name[0] == 'p' ? 0 : -1; /* its own draws (meta.h) */
+        *where = configs;
+    } else if (strcmp(name, "method") == 0) {
+        if (strcmp(value, "threads") != 0)
+            return fail(st, "[%s]: method '%s' is not one the grader checks (known: threads)", section, value);
+        set_text(&t->method, value);
     } else if (strcmp(name, "perf_time") == 0) {
         set_text(&t->perf_time, value);
     } else if (strcmp(name, "perf_hint") == 0) {
         set_text(&t->perf_hint, value);
+    } else if (strcmp(name, "perf_repeats") == 0) {
+        char *end = NULL;
+        long repeats = strtol(value, &end, 10);
+        if (end == value || *end != '\0' || repeats < 1 || repeats > 1000)
+            return fail(st, "[%s]: perf_repeats '%s' is not a whole number from 1 to 1000", section, value);
+        t->perf_repeats = (int)repeats;
     } else if (strcmp(name, "perf_limit") == 0) {
         char *end = NULL;
         double limit = strtod(value, &end);
@@ -291,7 +410,7 @@ static int on_ini_entry(void *user, const char *section, const char *name, const
         t->perf_limit = limit;
     } else {
         return fail(st, "[%s]: unknown key '%s' (known: title source kind runs timeout hint1..hint9 libs "
-                        "perf perf_time perf_limit perf_hint)", section, name);
+                        "perf perf_time perf_limit perf_repeats perf_hint method method_run)", section, name);
     }
     return 1;
 }
@@ -348,6 +467,15 @@ int room_load(const char *ini_path, const char *dir, room_meta *room, char *err,
             snprintf(err, errlen, "%s: [%s] has %s but no %s (a perf verdict needs both)", ini_path, t->name,
                      t->perf ? "perf" : "perf_time", t->perf ? "perf_time" : "perf");
             status = -1;
+        }
+        if (status == 0 && t->method) {
+            const run_config *at = task_method_config(t);
+            const char *threads = at ? config_get(at, "threads") : NULL;
+            if (!at || !threads || atoi(threads) < 2) {
+                snprintf(err, errlen, "%s: [%s] has method = %s but no method_run (or perf) configuration with "
+                         "threads=2 or more to judge it at", ini_path, t->name, t->method);
+                status = -1;
+            }
         }
     }
     if (status == 0 && !room->title)
@@ -408,6 +536,10 @@ void workbook_free(workbook *wb)
             if (t->perf)
                 config_free(t->perf);
             free(t->perf);
+            if (t->method_run)
+                config_free(t->method_run);
+            free(t->method_run);
+            free(t->method);
             for (int h = 0; h < MAX_HINTS; h++)
                 free(t->hints[h]);
             for (int c = 0; c < t->nconfigs; c++)

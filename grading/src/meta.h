@@ -19,6 +19,15 @@
  *   perf_time  = reduction | by hand  ; the program's `time` lines compared (their sum)
  *   perf_limit = 1.5                  ; SLOW above this ratio to the reference (default 1.5)
  *   perf_hint  = What the lesson says about why such a version is slow ...
+ *   perf_repeats = 4                  ; how many times a run of the program at the perf size
+ *                                     ; runs the code its timings time (pr_best_of(3): a
+ *                                     ; warm-up and 3), so that the grader's clock can check
+ *                                     ; the printed times closely (perf.h); default: unknown
+ *
+ *   method     = threads              ; what must hold of how the work was done, measured by the
+ *                                      ; grader (work.h); threads: spread over the threads asked for
+ *   method_run = threads=2 n=20000003  ; where it is judged: ONE run large enough to measure
+ *                                      ; (default: the perf configuration)
  *
  * A task with perf and perf_time gets a perf verdict after it passes (perf.h).
  *
@@ -27,13 +36,22 @@
  *
  * `runs` is a cartesian product of the values listed for each key; several
  * `runs` lines add more configurations.  `ranks` is the MPI rank count (the
- * launcher's business); every other key is passed to the program as key=value. */
+ * launcher's business); every other key is passed to the program as key=value.
+ *
+ * A value `lo..hi` (0 <= lo, lo + 5 <= hi <= DRAW_MAX) is drawn anew at every grading:
+ * an integer in [lo, hi] that neither 2 nor 3 divides (a drawn size never splits evenly
+ * over 2, 3 or 4 workers).  `seed=1..999999999,1..999999999` draws two seeds.  The draw
+ * depends on the grading's seed (make grade SEED=N repeats it), the task, the runs line,
+ * the key and the value's place in its list: workbook_draw. */
 #ifndef PR_META_H
 #define PR_META_H
 
 #include "kinds.h"
 
 #include <stddef.h>
+#include <stdint.h>
+
+#define DRAW_MAX 999999999999LL
 
 #define MAX_HINTS 9
 
@@ -42,7 +60,8 @@ typedef struct {
     int nkeys;
     char **keys;
     char **values;
-    int line;      /* the runs line it comes from: 1 for the task's first */
+    int line;      /* the runs line it comes from: 1 for the task's first; 0 for perf */
+    int *slots;    /* per key, the value's place in its list (which draw it is) */
 } run_config;
 
 typedef struct {
@@ -64,7 +83,10 @@ typedef struct {
     run_config *perf;  /* the perf configuration, or NULL: no perf verdict for this task */
     char *perf_time;   /* the names of the timings compared, "a | b"; set with perf */
     double perf_limit; /* SLOW when the task's time is more than this times the reference's */
+    int perf_repeats;  /* times a perf run runs its timed code, or 0: not said (perf.h) */
     char *perf_hint;   /* why such a version is slow (the lesson's words), or NULL */
+    char *method;      /* what must hold of how the work was spread ("threads"), or NULL (work.h) */
+    run_config *method_run; /* where the method is judged, or NULL: the perf configuration */
 } task_meta;
 
 typedef struct {
@@ -91,6 +113,16 @@ int expand_runs(const char *spec, run_config **configs, int *nconfigs, char *err
  * name for a task_meta made by hand (the unit tests, the CUDA-aware probe).  A name
  * that is in no row (only possible by hand) ends the program with a message. */
 const kind_info *task_kind(const task_meta *task);
+/* Every `lo..hi` value of every task's configurations (runs and perf) replaced by its draw
+ * for this seed, labels rewritten.  Call once, after loading, before anything reads them. */
+void workbook_draw(workbook *wb, uint64_t seed);
+/* One drawn value (exposed for the unit tests): see the comment above run_config. */
+long long draw_value(uint64_t seed, const char *task_id, int line, const char *key, int slot, long long lo,
+                     long long hi);
+/* 1 when some value of cfg is still a range (not drawn yet). */
+int config_has_draw(const run_config *cfg);
+/* The configuration a task's method is judged at: method_run, else perf (NULL: neither). */
+const run_config *task_method_config(const task_meta *task);
 /* The value of key in a configuration, or NULL. */
 const char *config_get(const run_config *cfg, const char *key);
 void workbook_free(workbook *wb);

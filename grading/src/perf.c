@@ -74,14 +74,19 @@ static void set_verdict(perf_report *p, perf_verdict v, char *note)
  * in *seconds, and for the reference its results in *expected.  Returns NULL, or why the run
  * gives no timing (a new string). */
 static char *perf_run(const grade_context *ctx, const task_meta *task, const char *exe, int learner,
-                      result_set *expected, double *seconds)
+                      result_set *expected, double *seconds, double *wall, int *timed_out)
 {
     double timeout = task->timeout * ctx->policy->timeout_scale;
     run_result res;
     grade_run_program(ctx, task, task->perf, exe, learner, timeout, &res);
+    *wall = res.seconds; /* the grader's own clock, from start to exit */
+    *timed_out = res.outcome == RUN_TIMEOUT;
     char *why = NULL, *missing = NULL;
     if (res.outcome == RUN_INTERRUPTED) {
         why = xstrdup("interrupted");
+    } else if (!learner && res.outcome == RUN_TIMEOUT) {
+        why = xasprintf("this machine is busy: the reference itself took more than the %.1f s limit at the perf size",
+                        timeout);
     } else if (!learner) {
         char parse_err[300] = "";
         if (res.outcome != RUN_EXITED || res.exit_code != 0 ||
@@ -94,7 +99,10 @@ static char *perf_run(const grade_context *ctx, const task_meta *task, const cha
     } else {
         char *message = NULL;
         grade_status st = judge_run(&res, timeout, expected, task_uses_launcher(task), &message);
-        if (st != ST_PASS)
+        if (st == ST_TIMEOUT) /* it passed every graded run: slow here, or stuck; the caller compares */
+            why = xasprintf("your program, run at the perf size (%s), was still running after %.1f s: far slower "
+                            "than the reference there, or stuck", task->perf->label, timeout);
+        else if (st != ST_PASS)
             why = xasprintf("your program, run at the perf size (%s): %s: %s", task->perf->label, status_name(st),
                             message ? message : "?");
         free(message);
@@ -105,6 +113,34 @@ static char *perf_run(const grade_context *ctx, const task_meta *task, const cha
     free(missing);
     run_result_free(&res);
     return why;
+}
+
+/* The task's time as far as the grader's own clock confirms it.  Both sides run the same
+ * scaffolding (the data, the serial check, the warm-up and repetitions), so the difference of
+ * their wall times is the difference of their timed code, run `repeats` times.  So the task's
+ * time is at least the reference's plus that difference over `repeats` (less a margin for the
+ * sandbox's start-up and a busy machine).  Where tasks.ini does not say how many times the
+ * timed code runs, the most it can be is assumed (every second of the reference's run timed):
+ * then the task's wall time over the reference's, W, is the bound: a task whose timed part is
+ * r times slower (r >= 1) takes between 1 and r times as long in all.  An honest program is
+ * never changed: its printed time is within the margin of both bounds.  Sets *corrected when
+ * the printed time was too short. */
+static double confirmed_time(double task_printed, double task_wall, double ref_printed, double ref_wall,
+                             int repeats, int *corrected)
+{
+    if (!(ref_wall > 0))
+        return task_printed;
+    double margin = PERF_WALL_SLACK + PERF_WALL_SLACK_SHARE * ref_wall;
+    double least = ref_printed * ((task_wall - margin) / ref_wall); /* any number of repeats */
+    if (repeats > 0) {
+        double known = ref_printed + (task_wall - ref_wall - margin) / repeats;
+        if (known > least)
+            least = known;
+    }
+    if (least <= ref_printed || task_printed >= least)
+        return task_printed;
+    *corrected = 1;
+    return least;
 }
 
 /* Whether n runs of each side say SLOW: the task's median over the limit times the
@@ -129,18 +165,30 @@ void perf_measure(const grade_context *ctx, const task_meta *task, const char *r
         set_verdict(p, PERF_NA, xstrdup("simulated: the CUDA CPU simulator's timings say nothing about a GPU"));
         return;
     }
-    double t_task[PERF_MAX_RUNS], t_ref[PERF_MAX_RUNS];
-    int n = 0;
+    double t_task[PERF_MAX_RUNS], t_ref[PERF_MAX_RUNS], wall_task, wall_ref;
+    double timeout = task->timeout * ctx->policy->timeout_scale;
+    int n = 0, corrected = 0;
     char *why = NULL;
     int task_side_failed = 0;
     term_perf_progress(task);
     /* alternately, so that a machine busy for a while slows both sides alike */
     while (n < PERF_MAX_RUNS && !why) {
         result_set expected = { 0 };
-        why = perf_run(ctx, task, ref_exe, 0, &expected, &t_ref[n]);
+        int timed_out = 0;
+        why = perf_run(ctx, task, ref_exe, 0, &expected, &t_ref[n], &wall_ref, &timed_out);
         if (!why) {
-            why = perf_run(ctx, task, task_exe, 1, &expected, &t_task[n]);
+            why = perf_run(ctx, task, task_exe, 1, &expected, &t_task[n], &wall_task, &timed_out);
             task_side_failed = why != NULL;
+            if (timed_out && wall_ref >= timeout / 3) {
+                /* the reference was slow too: the machine, not the task */
+                free(why);
+                why = xasprintf("this machine is busy: the task ran out of its %.1f s at the perf size, but the "
+                                "reference took %.1f s there too", timeout, wall_ref);
+                task_side_failed = 0;
+            }
+            if (!why)
+                t_task[n] = confirmed_time(t_task[n], wall_task, t_ref[n], wall_ref, task->perf_repeats,
+                                           &corrected);
         }
         results_free(&expected);
         if (why)
@@ -160,7 +208,10 @@ void perf_measure(const grade_context *ctx, const task_meta *task, const char *r
             set_verdict(p, PERF_NA, xstrdup("the reference's time is 0 s at the perf size: too small to compare"));
         else {
             p->ratio = p->task_median / p->ref_median;
-            set_verdict(p, looks_slow(t_task, t_ref, n, task->perf_limit) ? PERF_SLOW : PERF_OK, NULL);
+            set_verdict(p, looks_slow(t_task, t_ref, n, task->perf_limit) ? PERF_SLOW : PERF_OK,
+                        corrected ? xstrdup("your program's printed times were shorter than the time it took: "
+                                            "the grader's own clock was used")
+                                  : NULL);
         }
     }
     if (ctx->perf == PERF_MODE_REQUIRED && (p->verdict == PERF_SLOW || p->verdict == PERF_FAILED)) {

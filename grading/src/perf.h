@@ -8,7 +8,12 @@
  * when the task's fastest run is above it too, and after more runs (up to PERF_MAX_RUNS each)
  * still say so: a busy machine slows some runs down and never speeds one up, so a noisy
  * machine gives the task the benefit of the doubt, never a SLOW from a few bad runs.  The task's perf runs are checked like any
- * run (exit status, result lines); a failure there is the verdict "failed".  Simulated CUDA
+ * run (exit status, result lines); a failure there is the verdict "failed".  The task's
+ * timings count only as far as the grader's own clock confirms them: both sides run the same
+ * scaffolding, so the difference of their wall times is the difference of their timed code,
+ * run perf_repeats times (tasks.ini), and bounds the task's time from below; printing smaller
+ * times cannot make a task look faster (confirmed_time in perf.c, with a margin of
+ * PERF_WALL_SLACK s plus PERF_WALL_SLACK_SHARE of the reference's wall time).  Simulated CUDA
  * runs get "n/a": the simulator's timings say nothing about a GPU.
  *
  * The verdict never changes a PASS, except under PERF_MODE_REQUIRED (make grade
@@ -22,6 +27,8 @@ enum { PERF_MODE_OFF, PERF_MODE_ON, PERF_MODE_REQUIRED };
 
 #define PERF_MIN_RUNS 3
 #define PERF_MAX_RUNS 7
+#define PERF_WALL_SLACK 0.05
+#define PERF_WALL_SLACK_SHARE 0.2
 
 /* "off", "on", "required" -> the mode; -1 for anything else. */
 int perf_mode_parse(const char *text);

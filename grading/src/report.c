@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "report.h"
 #include "util.h"
+#include "work.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -235,6 +236,11 @@ static char *perf_lines(const task_report *tr)
                                t->perf->label, 100 * p->task_spread, 100 * p->ref_spread, why ? "\n" : "",
                                why ? why : "");
         free(why);
+        if (p->note) {
+            char *more = xasprintf("%s\n%s", text, p->note);
+            free(text);
+            text = more;
+        }
         return text;
     }
     if (p->verdict == PERF_OK && p->ratio > t->perf_limit)
@@ -243,6 +249,23 @@ static char *perf_lines(const task_report *tr)
                          p->ratio, t->perf_limit, p->runs);
     if (p->verdict == PERF_FAILED)
         return xasprintf("perf not measured: %s", p->note);
+    if (p->verdict == PERF_OK && p->note)
+        return xasprintf("perf: %s", p->note);
+    return NULL;
+}
+
+/* The work of the task's method run (work.h), as the grader measured it, or NULL. */
+static char *work_line(const task_report *tr)
+{
+    for (int i = 0; i < tr->nruns; i++) {
+        const run_report *rr = &tr->runs[i];
+        if (rr->method && rr->ran && rr->work && rr->status == ST_PASS) {
+            char *summary = work_summary(rr->work);
+            char *line = xasprintf("work: %s at %s (measured by the grader)", summary, rr->config);
+            free(summary);
+            return line;
+        }
+    }
     return NULL;
 }
 
@@ -265,6 +288,10 @@ void term_summary(const grade_report *rep, const workbook *wb, const char *json_
             if (perf)
                 print_indented(perf, "             ");
             free(perf);
+            char *work = work_line(tr);
+            if (work)
+                print_indented(work, "             ");
+            free(work);
             if (tr->status == ST_PASS)
                 passed++;
             else if (tr->status == ST_SKIP)
@@ -338,6 +365,27 @@ static json_t *perf_json(const task_report *tr)
     return o;
 }
 
+/* How a run's work was spread, as the grader measured it (work.h): null when not measured. */
+static json_t *work_json(const run_report *rr)
+{
+    const run_work *w = rr->work;
+    if (!w)
+        return json_null();
+    json_t *threads = json_array(), *procs = json_array();
+    for (int i = 0; i < w->nthreads; i++)
+        if (w->thread_cpu[i] >= 0.0005)
+            json_array_append_new(threads, json_real(w->thread_cpu[i]));
+    for (int i = 0; i < w->nprocs; i++)
+        if (w->proc_cpu[i] >= 0.0005)
+            json_array_append_new(procs, json_real(w->proc_cpu[i]));
+    char *summary = work_summary(w);
+    json_t *o = json_pack("{s:f, s:s, s:o, s:o, s:i}", "cpu_seconds", w->cpu, "summary", summary,
+                          "thread_cpu_seconds", threads, "process_cpu_seconds", procs, "samples", w->samples);
+    free(summary);
+    json_object_set_new(o, "method", opt_string(rr->method));
+    return o;
+}
+
 int report_write_json(const grade_report *rep, const char *path)
 {
     json_t *tasks = json_array();
@@ -350,6 +398,7 @@ int report_write_json(const grade_report *rep, const char *path)
                                     rr->ran ? status_name(rr->status) : "NOT_RUN", "seconds", rr->seconds,
                                     "ran", rr->ran);
             json_object_set_new(run, "message", opt_string(rr->message));
+            json_object_set_new(run, "work", work_json(rr));
             json_array_append_new(runs, run);
         }
         json_t *task = json_pack("{s:s, s:s, s:s, s:s, s:s, s:f}", "id", tr->meta->id, "title",
@@ -377,6 +426,8 @@ int report_write_json(const grade_report *rep, const char *path)
     json_t *root = json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:f}", "schema", "parallel-rooms/grade-report/1",
                              "created", stamp, "machine", machine_json(rep->tc, rep->sandbox), "tasks", tasks, "summary",
                              summary, "grader", grader, "seconds", rep->seconds);
+    /* the draw (make grade SEED=N repeats it) */
+    json_object_set_new(root, "draw", json_pack("{s:I}", "seed", (json_int_t)rep->seed));
     char *dir = xstrdup(path);
     char *slash = strrchr(dir, '/');
     if (slash) {
@@ -481,6 +532,7 @@ int report_write_junit(const grade_report *rep, const char *path)
         fprintf(f, "  <testsuite name=\"");
         xml_escaped(f, room);
         fprintf(f, "\" tests=\"%d\">\n", end - i);
+        fprintf(f, "    <properties>\n      <property name=\"seed\" value=\"%llu\"/>\n    </properties>\n", rep->seed);
         for (; i < end; i++) {
             const task_report *tr = &rep->tasks[i];
             fprintf(f, "    <testcase classname=\"");
@@ -490,13 +542,21 @@ int report_write_junit(const grade_report *rep, const char *path)
             fprintf(f, ": ");
             xml_escaped(f, tr->meta->title);
             fprintf(f, "\" time=\"%.3f\">\n", tr->seconds);
-            if (tr->perf.verdict != PERF_NONE) {
-                fprintf(f, "      <properties>\n        <property name=\"perf\" value=\"%s\"/>\n",
-                        perf_verdict_name(tr->perf.verdict));
+            char *work = work_line(tr);
+            if (tr->perf.verdict != PERF_NONE || work) {
+                fprintf(f, "      <properties>\n");
+                if (tr->perf.verdict != PERF_NONE)
+                    fprintf(f, "        <property name=\"perf\" value=\"%s\"/>\n", perf_verdict_name(tr->perf.verdict));
                 if (tr->perf.verdict == PERF_OK || tr->perf.verdict == PERF_SLOW)
                     fprintf(f, "        <property name=\"perf_ratio\" value=\"%.3f\"/>\n", tr->perf.ratio);
+                if (work) {
+                    fprintf(f, "        <property name=\"work\" value=\"");
+                    xml_escaped(f, work + strlen("work: "));
+                    fprintf(f, "\"/>\n");
+                }
                 fprintf(f, "      </properties>\n");
             }
+            free(work);
             const char *element = tr->status == ST_SKIP ? "skipped"
                                 : tr->status == ST_BUILD_ERROR ? "error"
                                 : tr->status == ST_PASS ? NULL : "failure";
@@ -517,7 +577,13 @@ int report_write_junit(const grade_report *rep, const char *path)
             for (int r = 0; r < tr->nruns; r++) {
                 const run_report *rr = &tr->runs[r];
                 xml_escaped(f, rr->config);
-                fprintf(f, ": %s (%.3f s)\n", rr->ran ? status_name(rr->status) : "NOT_RUN", rr->seconds);
+                fprintf(f, ": %s (%.3f s)", rr->ran ? status_name(rr->status) : "NOT_RUN", rr->seconds);
+                if (rr->work) {
+                    char *summary = work_summary(rr->work);
+                    fprintf(f, ", work: %s", summary);
+                    free(summary);
+                }
+                fprintf(f, "%s\n", rr->method ? " (the method's run)" : "");
             }
             fprintf(f, "</system-out>\n    </testcase>\n");
         }

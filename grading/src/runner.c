@@ -294,6 +294,132 @@ static void cgroup_remove(const char *dir)
     }
 }
 
+/* ---- the work, sampled ---------------------------------------------------------- */
+
+/* What the sampler keeps between readings: each thread's and process's id and largest CPU
+ * time seen (seconds). */
+typedef struct {
+    int n;
+    int id[WORK_MAX];
+    double cpu[WORK_MAX];
+} work_table;
+
+typedef struct {
+    work_table threads, procs;
+    int samples;
+    pid_t pids[WORK_MAX]; /* the run's processes at the last scan of /proc */
+    int npids;
+    double scanned;       /* when /proc was last scanned for them */
+} work_sampler;
+
+static void work_note(work_table *t, int id, double cpu)
+{
+    for (int i = 0; i < t->n; i++)
+        if (t->id[i] == id) {
+            if (cpu > t->cpu[i])
+                t->cpu[i] = cpu;
+            return;
+        }
+    if (t->n < WORK_MAX) {
+        t->id[t->n] = id;
+        t->cpu[t->n++] = cpu;
+    }
+}
+
+/* Fields 14 to 17 of a /proc stat file (utime stime cutime cstime), in seconds: own, and of
+ * the children it waited for.  Returns 0 when it cannot be read. */
+static int stat_times(const char *path, double *own, double *children)
+{
+    char buf[1024];
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    char *p = strrchr(buf, ')');
+    unsigned long long ut, st;
+    long long cut, cst;
+    /* after "pid (comm)": state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime... */
+    if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %lld %lld", &ut, &st, &cut,
+                     &cst) != 4)
+        return 0;
+    double tick = (double)sysconf(_SC_CLK_TCK);
+    *own = (double)(ut + st) / tick;
+    *children = (double)(cut + cst) / tick;
+    return 1;
+}
+
+/* A thread's CPU time in seconds: the scheduler's nanoseconds (schedstat), else the ticks of
+ * its stat.  -1 when it is gone. */
+static double thread_cpu(int pid, int tid)
+{
+    char path[96], buf[128];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/schedstat", pid, tid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        ssize_t n = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        unsigned long long ns;
+        if (n > 0 && (buf[n] = '\0', sscanf(buf, "%llu", &ns) == 1))
+            return (double)ns * 1e-9;
+    }
+    snprintf(path, sizeof path, "/proc/%d/task/%d/stat", pid, tid);
+    double own, children;
+    return stat_times(path, &own, &children) ? own : -1;
+}
+
+/* One reading of the run's processes (its session: looked for in the whole of /proc every
+ * 20 ms, a cost; between the scans, those found last) and their threads. */
+static void work_sample(pid_t session, work_sampler *w, double now)
+{
+    if (now - w->scanned >= 0.02) {
+        w->npids = find_processes(-2, session, 0, w->pids, WORK_MAX);
+        w->scanned = now;
+    }
+    const pid_t *pids = w->pids;
+    for (int i = 0; i < w->npids; i++) {
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%d/stat", (int)pids[i]);
+        double own, children;
+        if (stat_times(path, &own, &children))
+            work_note(&w->procs, (int)pids[i], own + children);
+        snprintf(path, sizeof path, "/proc/%d/task", (int)pids[i]);
+        DIR *d = opendir(path);
+        for (struct dirent *e; d && (e = readdir(d));) {
+            if (!isdigit((unsigned char)e->d_name[0]))
+                continue;
+            int tid = atoi(e->d_name);
+            double cpu = thread_cpu((int)pids[i], tid);
+            if (cpu >= 0)
+                work_note(&w->threads, tid, cpu);
+        }
+        if (d)
+            closedir(d);
+    }
+    w->samples++;
+}
+
+static int compare_desc(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x > y ? -1 : x < y;
+}
+
+/* The sampler's tables into the result, largest first. */
+static void work_fill(work_sampler *w, run_work *out)
+{
+    qsort(w->threads.cpu, (size_t)w->threads.n, sizeof(double), compare_desc);
+    qsort(w->procs.cpu, (size_t)w->procs.n, sizeof(double), compare_desc);
+    out->nthreads = w->threads.n < WORK_KEEP ? w->threads.n : WORK_KEEP;
+    memcpy(out->thread_cpu, w->threads.cpu, (size_t)out->nthreads * sizeof(double));
+    out->nprocs = w->procs.n < WORK_KEEP ? w->procs.n : WORK_KEEP;
+    memcpy(out->proc_cpu, w->procs.cpu, (size_t)out->nprocs * sizeof(double));
+    out->samples = w->samples;
+}
+
 /* ---- one run ---------------------------------------------------------------- */
 
 /* The child's side of the limits: into the cgroup, or RLIMIT_NPROC; RLIMIT_AS; no file
@@ -431,6 +557,7 @@ typedef struct {
     double start, exit_time; /* exit_time: 0 until the child was reaped */
     int start_failed, exited, wstatus;
     int over_cap, timed_out, over_memory, over_procs; /* why the grader stopped it */
+    work_sampler *work; /* the work's readings (measure_work), or NULL */
 } run_state;
 
 /* A run that never started: the outcome, why (`what`: strerror(errno)), and empty output. */
@@ -493,7 +620,7 @@ static void watch_run(const run_request *req, run_state *st, run_result *res)
     int fds_open[2] = { 1, 1 };
     size_t total = 0;
     double deadline = st->start + req->timeout;
-    double term_sent = 0, last_sample = 0;
+    double term_sent = 0, last_sample = 0, last_work = 0;
 
     for (;;) {
         if (!st->exited) {
@@ -512,6 +639,10 @@ static void watch_run(const run_request *req, run_state *st, run_result *res)
             last_sample = now;
             watchdog_sample(req, st, res);
         }
+        if (!st->exited && st->work && now - last_work >= 0.004) {
+            last_work = now;
+            work_sample(st->pid, st->work, now);
+        }
         if (stop_requested || st->over_cap || st->over_memory || st->over_procs) {
             kill_run(st->pid, SIGKILL);
         } else if (!st->exited && now >= deadline) {
@@ -525,7 +656,7 @@ static void watch_run(const run_request *req, run_state *st, run_result *res)
         }
         struct pollfd pfd[2] = { { fds_open[0] ? st->out_fd : -1, POLLIN, 0 },
                                  { fds_open[1] ? st->err_fd : -1, POLLIN, 0 } };
-        int ready = poll(pfd, 2, 20);
+        int ready = poll(pfd, 2, st->work ? 4 : 20);
         if (ready > 0) {
             if (pfd[0].revents && !drain(st->out_fd, &st->out, &total, req->output_cap, &st->over_cap))
                 fds_open[0] = 0;
@@ -601,6 +732,12 @@ static void fill_result(run_state *st, run_result *res)
     }
 }
 
+static double rusage_seconds(const struct rusage *u)
+{
+    return (double)u->ru_utime.tv_sec + (double)u->ru_utime.tv_usec * 1e-6 + (double)u->ru_stime.tv_sec +
+           (double)u->ru_stime.tv_usec * 1e-6;
+}
+
 void run_process(const run_request *req, run_result *res)
 {
     memset(res, 0, sizeof *res);
@@ -617,6 +754,12 @@ void run_process(const run_request *req, run_result *res)
     long tasks_now = !st.have_cgroup && req->max_procs > 0 && geteuid() != 0 ? user_tasks() : 0;
     res->max_memory = req->max_memory;
     res->max_procs = req->max_procs;
+    struct rusage before;
+    getrusage(RUSAGE_CHILDREN, &before);
+    if (req->measure_work) {
+        st.work = xmalloc(sizeof *st.work);
+        memset(st.work, 0, sizeof *st.work);
+    }
     st.start = now_seconds();
     st.pid = fork();
     if (st.pid < 0) {
@@ -646,11 +789,23 @@ void run_process(const run_request *req, run_result *res)
     res->seconds = (st.exit_time > 0 ? st.exit_time : now_seconds()) - st.start;
     sweep_run(&st, res);
     fill_result(&st, res);
+    if (st.work) {
+        /* every process of the run has been reaped by now (by its parent, or by the sweep) */
+        struct rusage after;
+        getrusage(RUSAGE_CHILDREN, &after);
+        res->work = xmalloc(sizeof *res->work);
+        memset(res->work, 0, sizeof *res->work);
+        res->work->cpu = rusage_seconds(&after) - rusage_seconds(&before);
+        work_fill(st.work, res->work);
+        free(st.work);
+    }
 }
 
 void run_result_free(run_result *res)
 {
     free(res->out);
     free(res->err);
+    free(res->work);
     res->out = res->err = NULL;
+    res->work = NULL;
 }

@@ -29,6 +29,7 @@ typedef struct {
     size_t output_cap;       /* bytes of stdout + stderr kept; more kills the run */
     int max_procs;           /* processes (and, where a pids cgroup enforces it, threads) at once; 0: no limit */
     size_t max_memory;       /* bytes of resident memory of all the run's processes together; 0: no limit */
+    int measure_work;        /* sample every thread's CPU time (run_work) every 4 ms */
     int limit_address_space; /* also cap each process's address space (RLIMIT_AS) at twice max_memory:
                               * not for CUDA, whose runtime reserves huge address ranges */
 } run_request;
@@ -43,6 +44,23 @@ typedef enum {
     RUN_START_FAILED,  /* could not start: start_error says why */
     RUN_INTERRUPTED    /* the grader was interrupted (Ctrl-C) while it ran */
 } run_outcome;
+
+/* How the run's work was spread, measured from outside the program: the kernel's CPU time
+ * of every process the grader reaped (exact), and each thread's and process's CPU time as
+ * last seen in /proc (sampled while it ran: a thread's last few milliseconds before it ends
+ * are not seen).  Threads and processes of the run's session; the sandbox's own two are
+ * among them, with next to no CPU time. */
+#define WORK_MAX 512  /* threads and processes followed in one run */
+#define WORK_KEEP 64  /* of which the busiest are kept in the result */
+typedef struct {
+    double cpu;            /* seconds of CPU, every process of the run together (exact) */
+    int nthreads;          /* threads seen (at most WORK_KEEP), largest CPU time first */
+    double thread_cpu[WORK_KEEP];
+    int nprocs;            /* processes seen (at most WORK_KEEP), largest CPU time first (each:
+                            * all its threads, and the children it waited for) */
+    double proc_cpu[WORK_KEEP];
+    int samples;           /* how many times /proc was read */
+} run_work;
 
 typedef struct {
     run_outcome outcome;
@@ -59,6 +77,7 @@ typedef struct {
     size_t max_memory;    /* the limits it ran under, for the messages */
     int max_procs;
     char start_error[256];
+    run_work *work;       /* how the work was spread (measure_work), or NULL; run_result_free frees it */
 } run_result;
 
 /* Makes the grader a child subreaper and installs SIGINT/SIGTERM/SIGHUP handlers

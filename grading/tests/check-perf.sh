@@ -10,6 +10,8 @@
 #      copies of the solutions: a critical section on every addition, a process per
 #      item, an allreduce per parameter in DDP) get SLOW, and FAIL with PERF=required; a slow CUDA kernel
 #      in the simulator gets "n/a (simulated)";
+#   3b. the same slow versions printing times 1000 times too short stay SLOW (the grader's
+#      own clock, perf.c's confirmed_time), and no solution's times are ever corrected;
 #   4. PERF=off measures nothing; a bad PERF value is a usage error (exit 2).
 set -u
 cd "$(dirname "$0")/../.." || exit 2
@@ -93,6 +95,31 @@ while IFS=$'\t' read -r id status verdict ratio mode; do
 done < <(verdicts "$tmp/slow.json")
 if grep -q 'PASS SLOW' "$tmp/slow.log" && grep -q 'why: ' "$tmp/slow.log"; then t_pass; else t_fail "the table does not show SLOW with the lesson's reason: $(head -20 "$tmp/slow.log")"; fi
 if grep -q '<property name="perf" value="slow"/>' "$tmp/slow.xml"; then t_pass; else t_fail "the JUnit report has no perf property"; fi
+# 3b. the same slow versions, printing times a thousand times shorter than they took (one
+# #define after pr.h): the grader's own clock keeps them SLOW, and says why
+mkdir -p "$tmp/fake"
+cp -r "$tmp/slow/." "$tmp/fake/"
+fake_ids=()
+for id in "${slow_ids[@]}"; do
+    f=$tmp/fake/$id.c
+    [ -f "$f" ] || continue # a CUDA task: not timed in the simulator
+    sed -i 's|^#include "pr.h"$|#include "pr.h"\n#define pr_print_time(what, s, base, name) pr_print_time(what, (s) / 1000, base, name)|' "$f"
+    grep -q 'define pr_print_time' "$f" || t_fail "$id: could not fake its printed times (no #include \"pr.h\" line)"
+    fake_ids+=("$id")
+done
+$G --tasks-from "$tmp/fake" --perf on --quiet --task "$(IFS=,; echo "${fake_ids[*]}")" --json "$tmp/fake.json" \
+    --junit "$tmp/fake.xml" > "$tmp/fake.log" 2>&1
+while IFS=$'\t' read -r id status verdict ratio mode; do
+    if [ "$status" = PASS ] && [ "$verdict" = slow ]; then
+        t_pass
+    else
+        t_fail "$id (slow, printing times 1000 times too short): $status, perf $verdict $ratio (want PASS, slow): $(grep -A3 "$(basename "$id")" "$tmp/fake.log" | head -8)"
+    fi
+done < <(verdicts "$tmp/fake.json")
+if grep -q "printed times were shorter than the time it took" "$tmp/fake.log"; then t_pass; else t_fail "the faked times are not named: $(head -20 "$tmp/fake.log")"; fi
+# and no honest solution was ever corrected
+if grep -q "printed times were shorter" "$tmp/solutions.log"; then t_fail "a solution's own times were called too short: $(grep -B3 'printed times were shorter' "$tmp/solutions.log" | head)"; else t_pass; fi
+
 # PERF=required: SLOW fails (one task is enough: the rule is the same for all)
 one=${slow_ids[0]}
 if GRADE_PERF=required $G --tasks-from "$tmp/slow" --quiet --task "$one" --json "$tmp/req.json" --junit "$tmp/req.xml" \

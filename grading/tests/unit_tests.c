@@ -19,6 +19,7 @@
 #include "report.h"
 #include "sandbox.h"
 #include "toolchain.h"
+#include "work.h"
 
 #include <jansson.h>
 #include "util.h"
@@ -341,6 +342,82 @@ static void test_room_load_perf(void)
     }
 }
 
+/* Fresh data at every grading: lo..hi values drawn from the grading's seed, the same seed
+ * drawing the same values; ranges and method keys checked at load. */
+static void test_room_load_draws(void)
+{
+    room_meta room;
+    char err[400] = "";
+    const char *ini = "[task1]\ntitle = A\nsource = a.c\nkind = openmp\n"
+                      "runs = threads=1,2 n=90..200 seed=1..999999999,1..999999999\n"
+                      "method = threads\nmethod_run = threads=2 n=1000..2000\n";
+    CU_ASSERT_EQUAL_FATAL(load_ini(ini, &room, err, sizeof err), 0);
+    task_meta *t = &room.tasks[0];
+    CU_ASSERT_EQUAL_FATAL(t->nconfigs, 4);
+    CU_ASSERT(config_has_draw(&t->configs[0]));
+    CU_ASSERT_STRING_EQUAL(t->method, "threads");
+    workbook wb = { &room, 1 };
+    workbook_draw(&wb, 42);
+    CU_ASSERT(!config_has_draw(&t->configs[0]) && !config_has_draw(t->method_run));
+    char *first[4];
+    for (int c = 0; c < 4; c++) {
+        long long n = atoll(config_get(&t->configs[c], "n")), seed = atoll(config_get(&t->configs[c], "seed"));
+        CU_ASSERT(n >= 90 && n <= 200 && n % 2 != 0 && n % 3 != 0);
+        CU_ASSERT(seed >= 1 && seed <= 999999999 && seed % 2 != 0 && seed % 3 != 0);
+        first[c] = xstrdup(t->configs[c].label);
+    }
+    /* one draw per value: the two seeds differ, and each is the same for every thread count */
+    CU_ASSERT_STRING_NOT_EQUAL(config_get(&t->configs[0], "seed"), config_get(&t->configs[1], "seed"));
+    CU_ASSERT_STRING_EQUAL(config_get(&t->configs[0], "seed"), config_get(&t->configs[2], "seed"));
+    CU_ASSERT_STRING_EQUAL(config_get(&t->configs[0], "n"), config_get(&t->configs[3], "n"));
+    long long m = atoll(config_get(t->method_run, "n"));
+    CU_ASSERT(m >= 1000 && m <= 2000);
+    CU_ASSERT_STRING_EQUAL(config_get(t->method_run, "threads"), "2");
+    free_room(&room);
+    /* the same seed draws the same again; another seed draws otherwise */
+    room_meta again, other;
+    CU_ASSERT_EQUAL_FATAL(load_ini(ini, &again, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(load_ini(ini, &other, err, sizeof err), 0);
+    workbook wa = { &again, 1 }, wo = { &other, 1 };
+    workbook_draw(&wa, 42);
+    workbook_draw(&wo, 43);
+    int differ = 0;
+    for (int c = 0; c < 4; c++) {
+        CU_ASSERT_STRING_EQUAL(again.tasks[0].configs[c].label, first[c]);
+        differ += strcmp(other.tasks[0].configs[c].label, first[c]) != 0;
+        free(first[c]);
+    }
+    CU_ASSERT_EQUAL(differ, 4);
+    free_room(&again);
+    free_room(&other);
+    /* a value is a function of seed, task, line, key and place, and is uneven */
+    CU_ASSERT_EQUAL(draw_value(7, "01_a/task1", 1, "n", 0, 10, 15), draw_value(7, "01_a/task1", 1, "n", 0, 10, 15));
+    for (int s = 1; s < 200; s++) {
+        long long v = draw_value((uint64_t)s, "01_a/task1", 1, "n", s % 3, 10, 15);
+        CU_ASSERT(v == 11 || v == 13);
+    }
+    const char *base = "[task1]\ntitle = A\nsource = a.c\nkind = openmp\n";
+    const char *bad[][2] = {
+        { "runs = n=5..3\n", "has a range that is not lo..hi" },
+        { "runs = n=1..4\n", "has a range that is not lo..hi" },
+        { "runs = n=a..9\n", "has a range that is not lo..hi" },
+        { "runs = n=1..9999999999999\n", "has a range that is not lo..hi" },
+        { "runs = n=1\nmethod = magic\n", "method 'magic' is not one the grader checks" },
+        { "runs = n=1\nmethod = threads\n", "no method_run (or perf)" },
+        { "runs = n=1\nmethod = threads\nmethod_run = threads=1 n=5\n", "threads=2 or more" },
+        { "runs = n=1\nmethod_run = threads=1,2\n", "method_run 'threads=1,2' is not one configuration" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char *text = xasprintf("%s%s", base, bad[i][0]);
+        CU_ASSERT_EQUAL(load_ini(text, &room, err, sizeof err), -1);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, bad[i][1]));
+        if (!strstr(err, bad[i][1]))
+            fprintf(stderr, "\n  draw case %zu: %s\n", i, err);
+        free_room(&room);
+        free(text);
+    }
+}
+
 /* The timing protocol: "time <name> <seconds> s", as pr_print_time prints it. */
 static void test_results_timing(void)
 {
@@ -620,6 +697,81 @@ static void test_runner_no_inherited_descriptors(void)
 }
 
 /* ---- judging a run ------------------------------------------------------------------------ */
+
+/* The runner measures the work from outside: two busy processes, each its own CPU time. */
+static void test_runner_measures_work(void)
+{
+    /* each loop counts to a fixed number: CPU time, however busy the machine is */
+    char *argv[] = { "/bin/sh", "-c",
+                     "spin() { i=0; while [ $i -lt 150000 ]; do i=$((i+1)); done; }; spin & spin & wait", NULL };
+    run_request req = { .argv = argv, .timeout = 60, .kill_grace = 0.5, .output_cap = 4096, .measure_work = 1 };
+    run_result res;
+    run_process(&req, &res);
+    CU_ASSERT_EQUAL(res.outcome, RUN_EXITED);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(res.work);
+    const run_work *w = res.work;
+    CU_ASSERT(w->cpu > 0.05);
+    CU_ASSERT(w->samples > 0);
+    CU_ASSERT_FATAL(w->nthreads >= 2 && w->nprocs >= 2);
+    /* both loops seen, each with a large part of the whole (the parent shell: next to none) */
+    CU_ASSERT(w->thread_cpu[1] > 0.25 * w->cpu);
+    CU_ASSERT(w->thread_cpu[0] >= w->thread_cpu[1]);
+    run_result_free(&res);
+    CU_ASSERT_PTR_NULL(res.work);
+    /* not asked: not measured */
+    run_sh("true", 5, 4096, &res);
+    CU_ASSERT_PTR_NULL(res.work);
+    run_result_free(&res);
+}
+
+static run_work make_work(double cpu, int n, const double *threads)
+{
+    run_work w;
+    memset(&w, 0, sizeof w);
+    w.cpu = cpu;
+    w.nthreads = n;
+    for (int i = 0; i < n; i++)
+        w.thread_cpu[i] = threads[i];
+    w.samples = 10;
+    return w;
+}
+
+/* The method check `threads`: against the reference's busiest threads, with words that say
+ * what to change. */
+static void test_work_check_threads(void)
+{
+    run_work ref = make_work(1.0, 3, (double[]){ 0.6, 0.35, 0.004 });
+    run_work good = make_work(0.9, 2, (double[]){ 0.5, 0.3 });
+    CU_ASSERT_PTR_NULL(work_check_threads(&good, &ref, 2));
+    char *summary = work_summary(&ref);
+    CU_ASSERT_STRING_EQUAL(summary, "2 threads, 63/37 % of 1.00 s CPU");
+    free(summary);
+    run_work serial = make_work(0.9, 2, (double[]){ 0.89, 0.003 });
+    char *why = work_check_threads(&serial, &ref, 2);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(why);
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "one thread did 100 % of the work"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "ran serially"));
+    free(why);
+    run_work lopsided = make_work(1.0, 2, (double[]){ 0.7, 0.08 });
+    why = work_check_threads(&lopsided, &ref, 2);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(why);
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "not spread over the 2 threads asked for: 90/10 %"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "(the reference: 63/37 %"));
+    free(why);
+    run_work none = make_work(0.004, 1, (double[]){ 0.003 });
+    why = work_check_threads(&none, &ref, 2);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(why);
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "did not come from the work"));
+    free(why);
+    /* fewer threads than asked: the missing ones did nothing */
+    run_work three = make_work(1.0, 3, (double[]){ 0.4, 0.3, 0.3 });
+    CU_ASSERT_PTR_NOT_NULL(why = work_check_threads(&good, &three, 3));
+    free(why);
+    /* without the reference's figures: a fair share of the task's own time */
+    CU_ASSERT_PTR_NULL(work_check_threads(&good, NULL, 2));
+    CU_ASSERT_PTR_NOT_NULL(why = work_check_threads(&serial, NULL, 2));
+    free(why);
+}
 
 static void test_judge_run(void)
 {
@@ -1542,7 +1694,7 @@ static void test_gradescope_and_progress(void)
     }
     toolchain tc;
     fake_toolchain(&tc, 0);
-    grade_report rep = { trs, 3, 2.4, &tc, "on (bwrap)" };
+    grade_report rep = { trs, 3, 2.4, &tc, "on (bwrap)", 42 };
     char *path = write_temp("");
     CU_ASSERT_EQUAL_FATAL(report_write_gradescope(&rep, path), 0);
     json_t *gs = json_load_file(path, 0, NULL);
@@ -1560,7 +1712,7 @@ static void test_gradescope_and_progress(void)
     unlink(path);
     CU_ASSERT_EQUAL_FATAL(progress_record(&rep, path), 0);
     trs[1].status = ST_PASS;
-    grade_report second_run = { &trs[1], 1, 1.0, &tc, "on (bwrap)" };
+    grade_report second_run = { &trs[1], 1, 1.0, &tc, "on (bwrap)", 42 };
     CU_ASSERT_EQUAL_FATAL(progress_record(&second_run, path), 0);
     json_t *progress = json_load_file(path, 0, NULL);
     json_t *tasks = json_object_get(progress, "tasks");
@@ -1880,6 +2032,7 @@ int main(void)
         { "metadata", "tasks.ini errors name file and line", test_room_load_errors },
         { "metadata", "the hint ladder: hint1..hintN, no gaps", test_room_load_hint_ladder },
         { "metadata", "the perf keys", test_room_load_perf },
+        { "metadata", "lo..hi drawn from the grading's seed; method keys", test_room_load_draws },
         { "results", "the timing protocol", test_results_timing },
         { "perf", "medians, spreads, modes", test_perf_median },
         { "generator", "blocks become TODOs and placeholders", test_gen_replaces_blocks },
@@ -1897,6 +2050,8 @@ int main(void)
         { "runner", "a program that cannot start", test_runner_start_failure },
         { "runner", "environment and working directory", test_runner_environment_and_cwd },
         { "runner", "no descriptor of the grader's reaches the program", test_runner_no_inherited_descriptors },
+        { "runner", "the work measured from outside", test_runner_measures_work },
+        { "grader", "the method check: threads", test_work_check_threads },
         { "grader", "judging a run", test_judge_run },
         { "grader", "a rank's signal from the MPI launcher", test_launcher_signal },
         { "grader", "a GPU failure that is the machine's: old driver, exclusive GPU", test_gpu_failure_cause },

@@ -12,6 +12,7 @@
 # Environment: JOBS (default: half the cores, at least 1), ROOM / TASK (grade
 # only those), CLASS_OUT (default build/class), GRADE_TIMEOUT_SCALE as usual,
 # SANDBOX=off (grade without the sandbox: said in every report and the summary),
+# SEED=N (the draw of sizes and seeds, the same for every student; default: a fresh one),
 # PERF=on|off|required (the perf verdict, as make grade's; default on: keep JOBS times
 # 2, the threads or ranks of a perf run, within the cores, or the graders side by side
 # slow each other's perf runs down).
@@ -52,6 +53,18 @@ case "${PERF:-}" in
     ""|on|off|required) [ -z "${PERF:-}" ] || export GRADE_PERF=$PERF ;;
     *) die "PERF=$PERF: on (the default), off or required" ;;
 esac
+
+# One draw of sizes and seeds for the whole class: SEED=N (the instructor's own, which no
+# student knows beforehand), else a fresh one.  Every student is graded on the same draw.
+if [ -n "${SEED:-}" ]; then
+    { [[ "$SEED" =~ ^[1-9][0-9]{0,8}$ ]]; } || die "SEED=$SEED: a whole number from 1 to 999999999"
+    export GRADE_SEED=$SEED
+    seed_said="the draw SEED gives"
+else
+    GRADE_SEED=$(( $(od -An -N4 -tu4 /dev/urandom | tr -d ' ') % 999999999 + 1 ))
+    export GRADE_SEED
+    seed_said="a fresh draw, SEED=$GRADE_SEED (SEED=$GRADE_SEED grades the class on it again)"
+fi
 
 # The sandbox: required, unless the instructor says SANDBOX=off.
 case "${SANDBOX:-on}" in
@@ -225,6 +238,7 @@ cleanup_children() {
 trap cleanup_children INT TERM
 
 echo "grade-class: ${#entries[@]} submissions from $subs, $jobs at a time (${#filter[@]} filters: ${filter[*]:-none}); results in $out"
+echo "grade-class: sizes and seeds: $seed_said"
 running=0
 for entry in "${entries[@]}"; do
     student_name "$entry"
