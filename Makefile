@@ -55,7 +55,7 @@ GRADE_FILTER := $(if $(ROOM),--room $(ROOM)) $(if $(TASK),--task $(TASK))
 # V=1: the grader prints every command it runs; GRADESCOPE=path: also Gradescope's results.json.
 GRADE_OPTS := $(if $(filter 1,$(V)),--verbose) $(if $(GRADESCOPE),--gradescope '$(GRADESCOPE)')
 
-.PHONY: all list grade test test-fresh unit-test check-dictation check-generated check-solutions check-tasks check-hostile check-sim check-gpu test-cluster test-openmpi check-class check-gradescope check-class-html check-deps check-bench check-shell check-grade-cli check-sandbox sanitize sanitize-gpu gpu-session \
+.PHONY: all list grade test test-fresh unit-test check-cheats check-dictation check-generated check-solutions check-tasks check-hostile check-sim check-gpu test-cluster test-openmpi check-class check-gradescope check-class-html check-deps check-bench check-shell check-grade-cli check-sandbox sanitize sanitize-gpu gpu-session \
         check-learner-loop stress fuzz check-data-safety test-container \
         pristine generate doctor deps hint reset grade-class progress watch diff bench clean help
 
@@ -108,7 +108,7 @@ grade: $(GRADE)
 test:
 	$(Q)$(DEPS) ensure test
 	$(Q)$(MAKE) --no-print-directory unit-test check-sim check-generated check-solutions check-tasks check-hostile \
-	    check-dictation check-perf check-class check-gradescope check-learner-loop check-data-safety check-deps check-bench check-gpu check-shell check-grade-cli check-sandbox
+	    check-dictation check-perf check-cheats check-class check-gradescope check-learner-loop check-data-safety check-deps check-bench check-gpu check-shell check-grade-cli check-sandbox
 	@echo "make test: all checks passed"
 
 unit-test: $(UNIT)
@@ -124,6 +124,11 @@ check-generated: $(PRGEN) $(GRADE)
 ##             versions (grading/tests/perf/*.patch) SLOW, and FAIL with PERF=required; simulated: n/a
 check-perf: $(GRADE) $(CLASS_REPORT)
 	$(Q)PERF_REPEAT="$(PERF_REPEAT)" bash grading/tests/check-perf.sh
+
+## check-cheats: replayed output, harvested expected values and serial code in a threads task do not PASS
+##               (each message names what was missing); SEED= repeats a draw, a fresh grading draws anew
+check-cheats: $(GRADE) $(PRGEN)
+	$(Q)bash grading/tests/check-cheats.sh
 
 ## check-dictation: the TODOs and first hints write out at most 5% of the solutions' lines and
 ##                  name at most 45% of their identifiers (a learner who copies a comment must not pass)

@@ -39,6 +39,7 @@ typedef struct {
     int *hints;      /* per workbook task: hint rungs opened (make hint), -1 when unknown */
     double *perf;    /* per workbook task: the perf ratio to the reference (perf.h), -1 when none */
     char *slow;      /* per workbook task: 1 when the perf verdict is SLOW */
+    char **work;     /* per workbook task: how the method's run spread the work (work.h), or NULL */
     int graded;      /* workbook tasks the report has */
     int unsandboxed; /* the report's machine.sandbox says "off": its programs ran outside the sandbox */
     int passed;      /* of those, how many PASS */
@@ -134,9 +135,11 @@ static void student_init(student *st, const char *name, int ntasks)
     st->hints = xmalloc((size_t)ntasks * sizeof *st->hints);
     st->perf = xmalloc((size_t)ntasks * sizeof *st->perf);
     st->slow = xmalloc((size_t)ntasks);
+    st->work = xmalloc((size_t)ntasks * sizeof *st->work);
     for (int t = 0; t < ntasks; t++) {
         st->cells[t] = CELL_MISSING;
         st->notes[t] = NULL;
+        st->work[t] = NULL;
         st->hints[t] = -1;
         st->perf[t] = -1;
         st->slow[t] = 0;
@@ -146,8 +149,9 @@ static void student_init(student *st, const char *name, int ntasks)
 static void student_free(student *st, int ntasks)
 {
     for (int t = 0; t < ntasks; t++)
-        free(st->notes[t]);
+        free(st->notes[t]), free(st->work[t]);
     free(st->notes);
+    free(st->work);
     free(st->hints);
     free(st->perf);
     free(st->slow);
@@ -163,6 +167,8 @@ static void student_set_error(student *st, int ntasks, char *error)
         st->cells[t] = CELL_MISSING;
         free(st->notes[t]);
         st->notes[t] = NULL;
+        free(st->work[t]);
+        st->work[t] = NULL;
         st->perf[t] = -1;
         st->slow[t] = 0;
     }
@@ -219,6 +225,15 @@ static char *read_task(const class_summary *cls, student *st, json_t *task, size
     if (json_is_number(json_object_get(perf, "ratio")) && ratio > 0 && ratio < 1e6)
         st->perf[t] = ratio;
     st->slow[t] = verdict && strcmp(verdict, "slow") == 0 && cell == ST_PASS;
+    /* the method's run (untrusted: its summary, one line, cut) */
+    size_t r;
+    json_t *run;
+    json_array_foreach(json_object_get(task, "runs"), r, run) {
+        json_t *work = json_object_get(run, "work");
+        const char *summary = json_string_value(json_object_get(work, "summary"));
+        if (summary && json_string_value(json_object_get(work, "method")) && !st->work[t])
+            st->work[t] = first_line(summary);
+    }
     return NULL;
 }
 
@@ -853,10 +868,40 @@ static int write_html(const class_summary *cls, const char *path, const char *ti
     return fclose(f) == 0 ? 0 : -1;
 }
 
+/* The work table: a row per graded student, a column per task with a method check (tasks.ini's
+ * method): how its method run spread the work, as the grader measured it (work.h). */
+static int write_work_csv(const class_summary *cls, const char *path)
+{
+    FILE *f = open_output(path);
+    if (!f)
+        return -1;
+    fputs("student", f);
+    for (int t = 0; t < cls->ntasks; t++)
+        if (cls->tasks[t]->method) {
+            fputc(',', f);
+            csv_field(f, cls->tasks[t]->id);
+        }
+    fputs("\r\n", f);
+    for (int s = 0; s < cls->nstudents; s++) {
+        const student *st = &cls->students[s];
+        if (st->error)
+            continue;
+        csv_field(f, st->name);
+        for (int t = 0; t < cls->ntasks; t++)
+            if (cls->tasks[t]->method) {
+                fputc(',', f);
+                if (st->work[t])
+                    csv_field(f, st->work[t]);
+            }
+        fputs("\r\n", f);
+    }
+    return fclose(f) == 0 ? 0 : -1;
+}
+
 /* ---- the command line ------------------------------------------------------------------- */
 
 typedef struct {
-    const char *root, *students, *csv, *html, *title, *hints_csv;
+    const char *root, *students, *csv, *html, *title, *hints_csv, *work_csv;
 } options;
 
 static void usage(FILE *f)
@@ -867,7 +912,8 @@ static void usage(FILE *f)
           "  --csv FILE      the class table: a row per student, then TOTAL\n"
           "  --html FILE     the class summary page (self-contained)\n"
           "  --title TEXT    the page's title (default: Parallel Rooms class summary)\n"
-          "  --hints-csv FILE  also the hint rungs each student opened per task\n",
+          "  --hints-csv FILE  also the hint rungs each student opened per task\n"
+          "  --work-csv FILE   also how each student's method runs spread the work (work.h)\n",
           f);
 }
 
@@ -882,9 +928,10 @@ static int usage_error(const char *fmt, const char *arg)
 /* Returns -1 when the options are complete, else the exit status (0 for --help). */
 static int parse_options(int argc, char **argv, options *opt)
 {
-    *opt = (options){ ".", NULL, NULL, NULL, "Parallel Rooms class summary", NULL };
-    const char *flags[] = { "--root", "--students", "--csv", "--html", "--title", "--hints-csv" };
-    const char **slots[] = { &opt->root, &opt->students, &opt->csv, &opt->html, &opt->title, &opt->hints_csv };
+    *opt = (options){ ".", NULL, NULL, NULL, "Parallel Rooms class summary", NULL, NULL };
+    const char *flags[] = { "--root", "--students", "--csv", "--html", "--title", "--hints-csv", "--work-csv" };
+    const char **slots[] = { &opt->root,  &opt->students,  &opt->csv,     &opt->html,
+                             &opt->title, &opt->hints_csv, &opt->work_csv };
     const int nflags = (int)(sizeof flags / sizeof flags[0]);
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
@@ -930,6 +977,10 @@ static int write_outputs(const class_summary *cls, const options *opt)
     }
     if (opt->hints_csv && write_hints_csv(cls, opt->hints_csv) != 0) {
         fprintf(stderr, "class-report: could not write %s: %s\n", opt->hints_csv, strerror(errno));
+        status = 1;
+    }
+    if (opt->work_csv && write_work_csv(cls, opt->work_csv) != 0) {
+        fprintf(stderr, "class-report: could not write %s: %s\n", opt->work_csv, strerror(errno));
         status = 1;
     }
     if (write_html(cls, opt->html, opt->title) != 0) {

@@ -820,8 +820,9 @@ static void method_check(const grade_context *grading, const task_meta *task, co
     if (run_reference(ctx, task, cfg, f->ref_exe, timeout, rr, &expected, &ref_work, &ref_seconds)) {
         run_task_side(ctx, task, cfg, f->task_exe, timeout, &expected, ref_seconds, rr, tr);
         if (rr->status == ST_PASS && rr->work) {
-            const char *threads = config_get(cfg, "threads");
-            rr->message = work_check_threads(rr->work, ref_work, threads ? atoi(threads) : 1);
+            int processes = strcmp(task->method, "processes") == 0;
+            const char *asked = config_get(cfg, processes ? "workers" : "threads");
+            rr->message = work_check(rr->work, ref_work, asked ? atoi(asked) : 1, processes);
             if (rr->message)
                 rr->status = ST_FAIL;
         } else if (rr->status == ST_PASS) {

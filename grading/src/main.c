@@ -52,9 +52,10 @@ static void usage(FILE *f)
           "  --describe           what scripts need to know of the selected tasks, and exit: a\n"
           "                       header line, then one tab-separated line per run configuration\n"
           "                       (task source solution kind mpi cuda sim libs line config perf\n"
-          "                       perf_time; sim: the CUDA CPU simulator can build it; libs, perf and\n"
-          "                       perf_time are - when none; line is the tasks.ini runs line the\n"
-          "                       config comes from)\n"
+          "                       perf_time method method_run; sim: the CUDA CPU simulator can build\n"
+          "                       it; libs, perf, perf_time, method and method_run are - when none;\n"
+          "                       line is the tasks.ini runs line the config comes from; sizes and\n"
+          "                       seeds as drawn for --seed)\n"
           "  --print-build task|solution  the commands that build the selected tasks (the learner's\n"
           "                       file, from --tasks-from, or the reference solution), as the grader\n"
           "                       builds them here, and exit: one line a task, tab-separated: task,\n"
@@ -104,16 +105,17 @@ static void list_workbook(FILE *f, const workbook *wb)
  * checks), so that no script parses tasks.ini again.  One line per run configuration. */
 static void describe_tasks(FILE *f, const task_meta *const *tasks, int ntasks)
 {
-    fputs("task\tsource\tsolution\tkind\tmpi\tcuda\tsim\tlibs\tline\tconfig\tperf\tperf_time\n", f);
+    fputs("task\tsource\tsolution\tkind\tmpi\tcuda\tsim\tlibs\tline\tconfig\tperf\tperf_time\tmethod\tmethod_run\n", f);
     for (int i = 0; i < ntasks; i++) {
         const task_meta *t = tasks[i];
         int simulable = (task_kind(t)->flags & KIND_SIMULABLE) != 0;
         for (int c = 0; c < t->nconfigs; c++)
-            fprintf(f, "%s\t%s/%s\tsolutions/%s/%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", t->id, t->room,
+            fprintf(f, "%s\t%s/%s\tsolutions/%s/%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", t->id, t->room,
                     t->source, t->room, t->source, t->kind, task_uses_launcher(t) ? "yes" : "no",
                     task_uses_cuda(t) ? "yes" : "no", simulable ? "yes" : "no", t->libs && *t->libs ? t->libs : "-",
                     t->configs[c].line, t->configs[c].label, t->perf ? t->perf->label : "-",
-                    t->perf_time ? t->perf_time : "-");
+                    t->perf_time ? t->perf_time : "-", t->method ? t->method : "-",
+                    t->method ? task_method_config(t)->label : "-");
     }
 }
 

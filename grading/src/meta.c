@@ -389,8 +389,9 @@ static int on_ini_entry(void *user, const char *section, const char *name, const
         configs[0].line = name[0] == 'p' ? 0 : -1; /* its own draws (meta.h) */
         *where = configs;
     } else if (strcmp(name, "method") == 0) {
-        if (strcmp(value, "threads") != 0)
-            return fail(st, "[%s]: method '%s' is not one the grader checks (known: threads)", section, value);
+        if (strcmp(value, "threads") != 0 && strcmp(value, "processes") != 0)
+            return fail(st, "[%s]: method '%s' is not one the grader checks (known: threads processes)", section,
+                        value);
         set_text(&t->method, value);
     } else if (strcmp(name, "perf_time") == 0) {
         set_text(&t->perf_time, value);
@@ -470,10 +471,11 @@ int room_load(const char *ini_path, const char *dir, room_meta *room, char *err,
         }
         if (status == 0 && t->method) {
             const run_config *at = task_method_config(t);
-            const char *threads = at ? config_get(at, "threads") : NULL;
-            if (!at || !threads || atoi(threads) < 2) {
+            const char *key = strcmp(t->method, "processes") == 0 ? "workers" : "threads";
+            const char *asked = at ? config_get(at, key) : NULL;
+            if (!at || !asked || atoi(asked) < 2) {
                 snprintf(err, errlen, "%s: [%s] has method = %s but no method_run (or perf) configuration with "
-                         "threads=2 or more to judge it at", ini_path, t->name, t->method);
+                         "%s=2 or more to judge it at", ini_path, t->name, t->method, key);
                 status = -1;
             }
         }

@@ -453,6 +453,13 @@ static char *gradescope_output(const task_report *tr)
         text = with;
         free(perf);
     }
+    char *work = work_line(tr);
+    if (work) {
+        char *with = xasprintf("%s\n%s", text, work);
+        free(text);
+        text = with;
+        free(work);
+    }
     if (tr->status != ST_PASS && tr->status != ST_SKIP) {
         char *pointer = hint_pointer(tr);
         char *with = xasprintf("%s\n%s", text, pointer);

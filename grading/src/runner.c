@@ -385,7 +385,7 @@ static void work_sample(pid_t session, work_sampler *w, double now)
         snprintf(path, sizeof path, "/proc/%d/stat", (int)pids[i]);
         double own, children;
         if (stat_times(path, &own, &children))
-            work_note(&w->procs, (int)pids[i], own + children);
+            work_note(&w->procs, (int)pids[i], own); /* its children are theirs */
         snprintf(path, sizeof path, "/proc/%d/task", (int)pids[i]);
         DIR *d = opendir(path);
         for (struct dirent *e; d && (e = readdir(d));) {

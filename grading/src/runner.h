@@ -57,7 +57,7 @@ typedef struct {
     int nthreads;          /* threads seen (at most WORK_KEEP), largest CPU time first */
     double thread_cpu[WORK_KEEP];
     int nprocs;            /* processes seen (at most WORK_KEEP), largest CPU time first (each:
-                            * all its threads, and the children it waited for) */
+                            * its threads, those ended included; not its children) */
     double proc_cpu[WORK_KEEP];
     int samples;           /* how many times /proc was read */
 } run_work;

@@ -4,29 +4,37 @@
  * The numbers come from outside the program: the kernel's CPU time of the run's processes
  * and of each thread, read from /proc while it runs.  Nothing a program prints enters them.
  *
- * method = threads: at the task's method configuration (a run large enough to measure,
- * with threads=T, T >= 2), the task's T busiest threads are set against the reference's,
- * run at the same configuration: the i-th busiest must have done at least WORK_MIN_SHARE of
- * what the reference's i-th busiest did.  The reference's share out of the work includes its
- * serial parts (the data, the serial check), so the comparison is fair to them.  A serial
- * loop (one thread busy), threads that sit idle, and a program that skips the work
- * altogether (printing results it did not compute) all fall short.  CPU time does not
- * depend on how busy the machine is, so load cannot fail a correct program; the margin
- * covers what sampling misses (a thread's last few milliseconds). */
+ * method = threads (or processes): at the task's method configuration (a run large enough
+ * to measure, with threads=T or workers=T, T >= 2), the task's run is set against the
+ * reference's at the same configuration.  Its CPU time in all must be at least
+ * WORK_MIN_TOTAL of the reference's (a program that prints results it did not compute uses
+ * next to none).  And wherever the reference's work shows (its i-th busiest thread or
+ * process did 2 % of it or more; at least T places), the task's i-th busiest must have at
+ * least WORK_MIN_SHARE of the reference's share.  Shares, not seconds: the reference's share
+ * out includes its serial parts (the data, the serial check), the same in the task, and a
+ * machine that makes every thread's work dearer (a busy memory, page faults) changes both
+ * sides' seconds but not their shares.  Every place, not the T busiest only: a program that
+ * starts a thread (a process) a run, as the tasks do, and gives one of them all the work
+ * shows the busy one and then nothing.  A serial loop (one thread busy) and threads that sit
+ * idle fall short.  CPU time does not depend on how busy the machine is, so load cannot fail
+ * a correct program; the margins cover what sampling misses (a thread's last few
+ * milliseconds).  OpenMP's waiting threads would spin and count as busy: the method's runs
+ * wait passively (grader.c).  A process's CPU time is its own threads', not its children's. */
 #ifndef PR_WORK_H
 #define PR_WORK_H
 
 #include "runner.h"
 
 #define WORK_MIN_SHARE 0.25
+#define WORK_MIN_TOTAL 0.10
 
 /* "2 threads, 67/33 % of 0.41 s CPU": the threads that did a visible part of the work (at
  * least 2 % of it) and their shares of it (a new string). */
 char *work_summary(const run_work *w);
 
-/* The method check `threads` for `threads` threads asked for: NULL when it holds, else what
- * fell short, in words a learner can act on (a new string).  ref: the reference's run at the
- * same configuration, or NULL. */
-char *work_check_threads(const run_work *task, const run_work *ref, int threads);
+/* The method check for `asked` threads (method = threads) or worker processes (processes):
+ * NULL when it holds, else what fell short, in words a learner can act on (a new string).
+ * ref: the reference's run at the same configuration, or NULL. */
+char *work_check(const run_work *task, const run_work *ref, int asked, int processes);
 
 #endif

@@ -122,6 +122,20 @@ else
     t_fail "no $hints"
 fi
 
+# The work of the method runs (room 01's threads), as the grader measured it: the solved
+# student's cells for tasks 1 to 4 say how many threads and their shares; one draw for all.
+work_csv=$out/work.csv
+if [ -s "$work_csv" ] && head -1 "$work_csv" | grep -q '01_threads/task2' &&
+    [ "$(grep -E '^solved,' "$work_csv" | grep -o 'threads, [0-9/]* % of [0-9.]* s CPU' | wc -l)" -ge 4 ]; then
+    t_pass
+else
+    t_fail "work.csv lacks the solved student's work: $(cat "$work_csv" 2>/dev/null | head -3)"
+fi
+if grep -q 'sizes and seeds: a fresh draw, SEED=[0-9]' "$work/class.log"; then t_pass; else
+    t_fail "grade-class does not say which draw it graded on"; fi
+seeds=$(grep -ho '"seed": [0-9]*' "$out"/students/*/grade-report.json | sort -u | wc -l)
+if [ "$seeds" = 1 ]; then t_pass; else t_fail "the students were graded on $seeds different draws, not one"; fi
+
 # The tamperer's grader and Makefile were never run, and its files were not copied.
 if [ ! -e "$out/students/tamperer/tree/grading" ] && [ ! -e "$out/students/tamperer/tree/Makefile" ] &&
     [ ! -e "$out/students/tamperer/tree/solutions" ]; then

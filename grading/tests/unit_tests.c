@@ -403,6 +403,7 @@ static void test_room_load_draws(void)
         { "runs = n=a..9\n", "has a range that is not lo..hi" },
         { "runs = n=1..9999999999999\n", "has a range that is not lo..hi" },
         { "runs = n=1\nmethod = magic\n", "method 'magic' is not one the grader checks" },
+        { "runs = n=1\nmethod = processes\nmethod_run = threads=2 n=5\n", "workers=2 or more" },
         { "runs = n=1\nmethod = threads\n", "no method_run (or perf)" },
         { "runs = n=1\nmethod = threads\nmethod_run = threads=1 n=5\n", "threads=2 or more" },
         { "runs = n=1\nmethod_run = threads=1,2\n", "method_run 'threads=1,2' is not one configuration" },
@@ -736,41 +737,61 @@ static run_work make_work(double cpu, int n, const double *threads)
     return w;
 }
 
-/* The method check `threads`: against the reference's busiest threads, with words that say
- * what to change. */
-static void test_work_check_threads(void)
+/* The method check: against the reference's busy threads (or processes), with words that
+ * say what to change. */
+static void test_work_check(void)
 {
-    run_work ref = make_work(1.0, 3, (double[]){ 0.6, 0.35, 0.004 });
+    run_work ref = make_work(1.0, 3, (double[]){ 0.5, 0.45, 0.004 });
     run_work good = make_work(0.9, 2, (double[]){ 0.5, 0.3 });
-    CU_ASSERT_PTR_NULL(work_check_threads(&good, &ref, 2));
+    CU_ASSERT_PTR_NULL(work_check(&good, &ref, 2, 0));
     char *summary = work_summary(&ref);
-    CU_ASSERT_STRING_EQUAL(summary, "2 threads, 63/37 % of 1.00 s CPU");
+    CU_ASSERT_STRING_EQUAL(summary, "2 threads, 52/47 % of 1.00 s CPU");
     free(summary);
     run_work serial = make_work(0.9, 2, (double[]){ 0.89, 0.003 });
-    char *why = work_check_threads(&serial, &ref, 2);
+    char *why = work_check(&serial, &ref, 2, 0);
     CU_ASSERT_PTR_NOT_NULL_FATAL(why);
     CU_ASSERT_PTR_NOT_NULL(strstr(why, "one thread did 100 % of the work"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(why, "ran serially"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "ran serially; with threads=2, each of the 2 threads should do a share"));
     free(why);
     run_work lopsided = make_work(1.0, 2, (double[]){ 0.7, 0.08 });
-    why = work_check_threads(&lopsided, &ref, 2);
+    why = work_check(&lopsided, &ref, 2, 0);
     CU_ASSERT_PTR_NOT_NULL_FATAL(why);
-    CU_ASSERT_PTR_NOT_NULL(strstr(why, "not spread over the 2 threads asked for: 90/10 %"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(why, "(the reference: 63/37 %"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "not spread as asked (threads=2): the busiest threads did 90/10 %"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "the reference's 52/47 %"));
     free(why);
     run_work none = make_work(0.004, 1, (double[]){ 0.003 });
-    why = work_check_threads(&none, &ref, 2);
+    why = work_check(&none, &ref, 2, 0);
     CU_ASSERT_PTR_NOT_NULL_FATAL(why);
     CU_ASSERT_PTR_NOT_NULL(strstr(why, "did not come from the work"));
     free(why);
     /* fewer threads than asked: the missing ones did nothing */
     run_work three = make_work(1.0, 3, (double[]){ 0.4, 0.3, 0.3 });
-    CU_ASSERT_PTR_NOT_NULL(why = work_check_threads(&good, &three, 3));
+    CU_ASSERT_PTR_NOT_NULL(why = work_check(&good, &three, 3, 0));
     free(why);
-    /* without the reference's figures: a fair share of the task's own time */
-    CU_ASSERT_PTR_NULL(work_check_threads(&good, NULL, 2));
-    CU_ASSERT_PTR_NOT_NULL(why = work_check_threads(&serial, NULL, 2));
+    /* threads started afresh for each timed run (4 runs of 2): one thread a run doing both
+     * halves shows the busy ones and then nothing */
+    run_work runs = make_work(1.0, 9, (double[]){ 0.6, 0.05, 0.05, 0.05, 0.05, 0.05, 0.05, 0.05, 0.05 });
+    run_work one_a_run = make_work(1.0, 5, (double[]){ 0.6, 0.1, 0.1, 0.1, 0.1 });
+    CU_ASSERT_PTR_NULL(work_check(&runs, &runs, 2, 0));
+    CU_ASSERT_PTR_NOT_NULL(why = work_check(&one_a_run, &runs, 2, 0));
     free(why);
+    /* without the reference's figures: an even share of the task's own time */
+    CU_ASSERT_PTR_NULL(work_check(&good, NULL, 2, 0));
+    CU_ASSERT_PTR_NOT_NULL(why = work_check(&serial, NULL, 2, 0));
+    free(why);
+    /* processes: the same rule over each process's own CPU time */
+    run_work ref_p = make_work(1.0, 1, (double[]){ 1.0 }), parent_only = make_work(1.0, 1, (double[]){ 1.0 });
+    ref_p.nprocs = 3, ref_p.proc_cpu[0] = 0.5, ref_p.proc_cpu[1] = 0.25, ref_p.proc_cpu[2] = 0.24;
+    parent_only.nprocs = 2, parent_only.proc_cpu[0] = 0.98, parent_only.proc_cpu[1] = 0.001;
+    CU_ASSERT_PTR_NULL(work_check(&ref_p, &ref_p, 2, 1));
+    why = work_check(&parent_only, &ref_p, 2, 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(why);
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "one process did 100 % of the work"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "with workers=2, each of the 2 processes"));
+    free(why);
+    summary = work_summary(&ref_p);
+    CU_ASSERT_STRING_EQUAL(summary, "1 thread, 100 % in 3 processes, 51/25/24 % of 1.00 s CPU");
+    free(summary);
 }
 
 static void test_judge_run(void)
@@ -2051,7 +2072,7 @@ int main(void)
         { "runner", "environment and working directory", test_runner_environment_and_cwd },
         { "runner", "no descriptor of the grader's reaches the program", test_runner_no_inherited_descriptors },
         { "runner", "the work measured from outside", test_runner_measures_work },
-        { "grader", "the method check: threads", test_work_check_threads },
+        { "grader", "the method check: threads and processes", test_work_check },
         { "grader", "judging a run", test_judge_run },
         { "grader", "a rank's signal from the MPI launcher", test_launcher_signal },
         { "grader", "a GPU failure that is the machine's: old driver, exclusive GPU", test_gpu_failure_cause },

@@ -18,7 +18,7 @@
 # slow each other's perf runs down).
 # Output under CLASS_OUT: students/NAME/{grade-report.json, grade-report.xml,
 # results.json (Gradescope's), grade.log, progress.json when the checkout had one}
-# or students/NAME/error.txt, class.csv, hints.csv and summary.html.
+# or students/NAME/error.txt, class.csv, hints.csv, work.csv and summary.html.
 #
 # Each student's builds and programs run in the grader's sandbox (bubblewrap: no
 # solutions, no references, no other students, no network); without one this stops,
@@ -92,7 +92,7 @@ mkdir -p "$out" || die "cannot write to $out"
 out_abs=$(cd "$out" && pwd)
 case "$subs/" in "$out_abs"/*) die "SUBMISSIONS=$subs is inside the output folder $out_abs, which every run clears: move the submissions elsewhere" ;; esac
 case "$out_abs/" in "$subs"/*) die "the output folder $out_abs (CLASS_OUT) is inside SUBMISSIONS=$subs: choose another CLASS_OUT" ;; esac
-rm -rf "$out/students" "$out/class.csv" "$out/hints.csv" "$out/summary.html"
+rm -rf "$out/students" "$out/class.csv" "$out/hints.csv" "$out/work.csv" "$out/summary.html"
 mkdir -p "$out/students" "$out/ref" || die "cannot write to $out"
 out=$(cd "$out" && pwd)
 # The class's folders are never shown to a student's code, wherever they lie.
@@ -259,9 +259,10 @@ done
 report_finished
 
 grading/bin/class-report --root "$root" --students "$out/students" --csv "$out/class.csv" \
-    --hints-csv "$out/hints.csv" --html "$out/summary.html" || exit 1
+    --hints-csv "$out/hints.csv" --work-csv "$out/work.csv" --html "$out/summary.html" || exit 1
 echo "grade-class: $total students in $((SECONDS - started_at)) s"
 echo "  class table:  $out/class.csv"
 echo "  hints opened: $out/hints.csv (from each checkout's build/progress.json; blank where it has none)"
+echo "  work spread:  $out/work.csv (where a task's method is checked: each thread's share, as the grader measured it)"
 echo "  summary:      $out/summary.html (open it in a browser)"
 echo "  per student:  $out/students/NAME/grade-report.json, grade.log"
