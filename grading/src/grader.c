@@ -669,8 +669,14 @@ static const char *run_task_side(const grade_context *ctx, const task_meta *task
                                  const char *exe, double timeout, const result_set *expected, double ref_seconds,
                                  run_report *rr, task_report *tr)
 {
+    int had_log = tr->log_path != NULL;
     run_outcome outcome = task_attempt(ctx, task, cfg, exe, timeout, expected, rr, tr);
     if (outcome == RUN_TIMEOUT && machine_busy(ref_seconds, timeout) && !runner_interrupted()) {
+        if (!had_log && tr->log_path) { /* the second try's output is the one to keep */
+            unlink(tr->log_path);
+            free(tr->log_path);
+            tr->log_path = NULL;
+        }
         outcome = task_attempt(ctx, task, cfg, exe, 3 * timeout, expected, rr, tr);
         if (outcome == RUN_TIMEOUT) {
             free(rr->message);

@@ -117,7 +117,7 @@ EOF
 }
 
 replay_ids=(01_threads/task1 02_processes/task1)
-command -v mpicc >/dev/null 2>&1 && replay_ids+=(03_mpi/task1) || t_skip "no mpicc: no MPI replay table"
+if command -v mpicc >/dev/null 2>&1; then replay_ids+=(03_mpi/task1); else t_skip "no mpicc: no MPI replay table"; fi
 for id in "${replay_ids[@]}"; do
     mkdir -p "$tmp/replay/${id%/*}"
     make_replay "$id" 1111 "$tmp/replay/$id.c" || continue

@@ -126,10 +126,10 @@ fi
 # student's cells for tasks 1 to 4 say how many threads and their shares; one draw for all.
 work_csv=$out/work.csv
 if [ -s "$work_csv" ] && head -1 "$work_csv" | grep -q '01_threads/task2' &&
-    [ "$(grep -E '^solved,' "$work_csv" | grep -o 'threads, [0-9/]* % of [0-9.]* s CPU' | wc -l)" -ge 4 ]; then
+    [ "$(grep -E '^solved,' "$work_csv" | grep -o 'threads, [0-9/.]* % of [0-9.]* s CPU' | wc -l)" -ge 4 ]; then
     t_pass
 else
-    t_fail "work.csv lacks the solved student's work: $(cat "$work_csv" 2>/dev/null | head -3)"
+    t_fail "work.csv lacks the solved student's work: $(head -1 "$work_csv" 2>/dev/null) $(grep -E '^solved,' "$work_csv" 2>/dev/null)"
 fi
 if grep -q 'sizes and seeds: a fresh draw, SEED=[0-9]' "$work/class.log"; then t_pass; else
     t_fail "grade-class does not say which draw it graded on"; fi

@@ -62,7 +62,7 @@ grade_hostile() {
     # the hostile programs' own paths in this checkout, not another one's on the same
     # machine (mpiexec's command line names the program too; the grader runs it by its
     # full path)
-    local leftovers="sleep 3127|$here/build/bin/task/01_threads/task1|$here/build/bin/task/04_cuda/task1|$here/grading/tests/mpi-smoke/build/bin/task/"
+    local leftovers="sleep 3127|$here/build/bin/task/01_threads/task1|$here/build/bin/task/04_cuda/task1|$here/grading/tests/mpi-smoke/build/bin/task/|$here/grading/tests/busy-machine/build/bin/task/"
     if pgrep -f "$leftovers" >/dev/null; then
         t_fail "$name: left a process running: $(pgrep -af "$leftovers")"
         pkill -9 -f "$leftovers"
@@ -123,6 +123,23 @@ json.load(open(sys.argv[1])); xml.dom.minidom.parse(sys.argv[2])' "$work/bad_tex
     # CUDA programs cannot have RLIMIT_AS (the CUDA runtime reserves huge address ranges):
     # the watchdog alone must stop a simulated CUDA task's memory hog.
     GRADE_MEMORY_LIMIT=512 TASK=04_cuda/task1 grade_hostile memory_hog_cuda FAIL 30 'memory'
+fi
+
+# A busy machine (a one-task fixture workbook whose reference sleeps 0.6 s of its 1 s limit):
+# a right task that needs 1.4 s gets a second try with three times the time and passes; one
+# that never ends is TIMEOUT with a message about the machine, never "likely a deadlock".
+if [ $mpi_only -eq 0 ]; then
+    mkdir -p "$work/99_busy"
+    cp grading/tests/hostile/late.c "$work/99_busy/task1.c"
+    if GRADE_TIMEOUT_SCALE=1 "$GRADE" --root grading/tests/busy-machine --task 99_busy/task1 --tasks-from "$work" \
+        --quiet --json "$work/late.json" --junit "$work/late.xml" > "$work/late.log" 2>&1; then
+        t_pass "late on a busy machine -> PASS on its second try"
+    else
+        t_fail "late on a busy machine: not PASS: $(head -12 "$work/late.log")"
+    fi
+    ROOT=grading/tests/busy-machine TASK=99_busy/task1 GRADE_TIMEOUT_SCALE=1 \
+        grade_hostile spin TIMEOUT 12 'this machine is busy .*reference took'
+    if grep -q 'deadlock' <<<"$last_out"; then t_fail "spin on a busy machine: the message says deadlock"; else t_pass; fi
 fi
 
 # MPI: the same grader launching through mpiexec (a one-task fixture workbook).
