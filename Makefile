@@ -294,7 +294,7 @@ progress: $(GRADE)
 
 ## watch: make watch TASK=01_threads/task2 grades the task again every time you save it (Ctrl-C stops)
 watch: $(GRADE)
-	$(Q)bash grading/tools/watch.sh "$(TASK)"
+	$(Q)$(if $(SEED),GRADE_SEED='$(SEED)') bash grading/tools/watch.sh "$(TASK)"
 
 ## diff: make diff TASK=01_threads/task2 shows your changes against the untouched task
 diff: $(PRGEN)

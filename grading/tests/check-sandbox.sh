@@ -32,12 +32,16 @@ status() {
         --json "$tmp/$1/r.json" --junit "$tmp/$1/r.xml" --quiet > "$tmp/$1/out.txt" 2>&1
     sed -n 's/.*"status": "\([A-Z_]*\)".*/\1/p' "$tmp/$1/r.json" | head -n1
 }
-# expect NAME WHAT: FAIL or BUILD_ERROR in the sandbox; with CONTROL=1, PASS without it.
+# expect NAME WHAT: FAIL or BUILD_ERROR in the sandbox; with CONTROL=1, right results without
+# it: PASS, or a FAIL of the method check alone ("right results, but ..." the work was not
+# done by the program: a cheat that only fetches its answer uses next to no CPU).
 expect() {
     local name=$1 what=$2 got
     if [ "${CONTROL:-0}" = 1 ]; then
         got=$(status "$name" off)
-        [ "$got" = PASS ] || t_fail "$what: without the sandbox the cheat should PASS (it is real), got '$got'"
+        if [ "$got" != PASS ] && ! { [ "$got" = FAIL ] && grep -q 'right results, but' "$tmp/$name/out.txt"; }; then
+            t_fail "$what: without the sandbox the cheat should get right results (it is real), got '$got'"
+        fi
     fi
     got=$(status "$name" on)
     case "$got" in

@@ -109,6 +109,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 for (int k = 0; k < cfg->nkeys; k++)
                     check(config_get(cfg, cfg->keys[k]) != NULL, "config_get finds every key");
             }
+            check(!t->method || task_method_config(t) != NULL, "a method has a configuration to be judged at");
+        }
+        /* every lo..hi drawn, at a seed the input chooses */
+        uint64_t seed = size;
+        for (size_t i = 0; i < size && i < 8; i++)
+            seed = seed * 131 + data[i];
+        workbook_draw(&wb, seed);
+        for (int i = 0; i < room->ntasks; i++) {
+            task_meta *t = &room->tasks[i];
+            for (int c = 0; c < t->nconfigs; c++)
+                check(!config_has_draw(&t->configs[c]) && t->configs[c].label, "every range drawn");
+            check(!t->perf || !config_has_draw(t->perf), "the perf configuration drawn");
+            check(!t->method_run || !config_has_draw(t->method_run), "the method configuration drawn");
         }
     }
     workbook_free(&wb);
