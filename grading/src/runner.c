@@ -768,6 +768,7 @@ void run_process(const run_request *req, run_result *res)
             close(out_pipe[i]), close(err_pipe[i]), close(status_pipe[i]);
         if (st.have_cgroup)
             cgroup_remove(st.cgroup);
+        free(st.work);
         return;
     }
     if (st.pid == 0)
