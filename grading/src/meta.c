@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <dirent.h>
+#include <errno.h>
 #include <ini.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -71,14 +72,15 @@ static int draw_range(const char *value, long long *lo, long long *hi)
     char *end = NULL;
     if (!isdigit((unsigned char)value[0]) || !isdigit((unsigned char)dots[2]))
         return -1;
+    errno = 0;
     *lo = strtoll(value, &end, 10);
-    if (end != dots)
+    if (end != dots || errno != 0)
         return -1;
     *hi = strtoll(dots + 2, &end, 10);
-    /* at least six numbers: some of them neither 2 nor 3 divides */
-    if (*end != '\0' || *lo < 0 || *hi > DRAW_MAX || *lo + 5 > *hi)
+    if (*end != '\0' || errno != 0 || *lo < 0 || *lo > DRAW_MAX || *hi < 0 || *hi > DRAW_MAX)
         return -1;
-    return 1;
+    /* at least six numbers (both bounds in range: no overflow): some of them neither 2 nor 3 divides */
+    return *hi - *lo >= 5 ? 1 : -1;
 }
 
 int config_has_draw(const run_config *cfg)

@@ -402,6 +402,8 @@ static void test_room_load_draws(void)
         { "runs = n=1..4\n", "has a range that is not lo..hi" },
         { "runs = n=a..9\n", "has a range that is not lo..hi" },
         { "runs = n=1..9999999999999\n", "has a range that is not lo..hi" },
+        { "runs = n=9223372036854775807..9223372036854775807\n", "has a range that is not lo..hi" },
+        { "runs = n=99999999999999999999..5\n", "has a range that is not lo..hi" },
         { "runs = n=1\nmethod = magic\n", "method 'magic' is not one the grader checks" },
         { "runs = n=1\nmethod = processes\nmethod_run = threads=2 n=5\n", "workers=2 or more" },
         { "runs = n=1\nmethod = threads\n", "no method_run (or perf)" },
