@@ -99,9 +99,11 @@ $(UNIT): grading/tests/unit_tests.c $(CORE_SRC) $(CORE_HDR)
 ##        SANDBOX=off|on: without or only with the sandbox, default auto;
 ##        RACECHECK=1: simulated CUDA tasks built with the race checker;
 ##        PERF=on|off|required: the perf verdict beside PASS, default on; required: SLOW fails;
-##        SEED=N: the draw of sizes and seeds a grading printed, drawn again; default: a fresh draw)
+##        SEED=N: the draw of sizes and seeds a grading printed, drawn again; default: a fresh draw;
+##        HIDE_EXPECTED=1: FAIL messages without the expected values; OVERLAY=file: a private
+##        tasks.ini overlay of graded sizes and ranges, for instructors)
 grade: $(GRADE)
-	$(Q)$(if $(PERF),GRADE_PERF='$(PERF)') $(if $(SEED),GRADE_SEED='$(SEED)') $(if $(HOSTS),GRADE_HOSTS='$(HOSTS)') $(if $(HOSTFILE),GRADE_HOSTFILE='$(HOSTFILE)') $(if $(SANDBOX),GRADE_SANDBOX='$(SANDBOX)') $(if $(RACECHECK),GRADE_RACECHECK='$(RACECHECK)') $(GRADE) $(GRADE_FILTER) $(GRADE_OPTS) \
+	$(Q)$(if $(PERF),GRADE_PERF='$(PERF)') $(if $(SEED),GRADE_SEED='$(SEED)') $(if $(HIDE_EXPECTED),GRADE_HIDE_EXPECTED='$(HIDE_EXPECTED)') $(if $(OVERLAY),GRADE_TASKS_OVERLAY='$(abspath $(OVERLAY))') $(if $(HOSTS),GRADE_HOSTS='$(HOSTS)') $(if $(HOSTFILE),GRADE_HOSTFILE='$(HOSTFILE)') $(if $(SANDBOX),GRADE_SANDBOX='$(SANDBOX)') $(if $(RACECHECK),GRADE_RACECHECK='$(RACECHECK)') $(GRADE) $(GRADE_FILTER) $(GRADE_OPTS) \
 	    || $(QUIET_FAILURE)
 
 ## test: the maintainers' checks: unit tests, generated tasks, solutions PASS, untouched tasks FAIL
@@ -286,7 +288,7 @@ list: $(GRADE)
 ##               (folder, .tar.gz or .zip) in a clean tree: class.csv, summary.html under build/class
 grade-class: $(GRADE) $(CLASS_REPORT)
 	$(Q)SANDBOX="$(SANDBOX)" $(DEPS) ensure class
-	$(Q)ROOM="$(ROOM)" TASK="$(TASK)" JOBS="$(JOBS)" SANDBOX="$(SANDBOX)" PERF="$(PERF)" SEED="$(SEED)" bash grading/tools/grade-class.sh "$(SUBMISSIONS)"
+	$(Q)ROOM="$(ROOM)" TASK="$(TASK)" JOBS="$(JOBS)" SANDBOX="$(SANDBOX)" PERF="$(PERF)" SEED="$(SEED)" HIDE_EXPECTED="$(HIDE_EXPECTED)" OVERLAY="$(if $(OVERLAY),$(abspath $(OVERLAY)))" bash grading/tools/grade-class.sh "$(SUBMISSIONS)"
 
 ## progress: your rooms escaped, tasks passed and the next task (from your grading runs)
 progress: $(GRADE)

@@ -27,11 +27,11 @@ static inline double best_of_all(int reps, void (*fn)(void *), void *ctx)
 {
     double best = INFINITY;
     for (int r = 0; r <= reps; r++) {
-        MPI_Barrier(MPI_COMM_WORLD);
+        PR_SCAFFOLD(MPI_Barrier(MPI_COMM_WORLD));
         double start = MPI_Wtime();
         fn(ctx);
         double mine = MPI_Wtime() - start, slowest;
-        MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        PR_SCAFFOLD(MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
         if (r > 0 && slowest < best)
             best = slowest;
     }

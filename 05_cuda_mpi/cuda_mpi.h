@@ -61,7 +61,7 @@ static inline int gpus_on_node(int *ranks_on_node)
         fprintf(stderr, "out of memory\n");
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    MPI_Allgather(mine, 3, MPI_INT, all, 3, MPI_INT, node);
+    PR_SCAFFOLD(MPI_Allgather(mine, 3, MPI_INT, all, 3, MPI_INT, node));
     for (int i = 0; i < *ranks_on_node; i++) { /* count each address at its first rank */
         int first = 1;
         for (int j = 0; j < i && first; j++)
@@ -97,7 +97,7 @@ static inline void *host_alloc(size_t bytes)
 static inline double slowest(double mine)
 {
     double all;
-    MPI_Allreduce(&mine, &all, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    PR_SCAFFOLD(MPI_Allreduce(&mine, &all, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
     return all;
 }
 
@@ -120,7 +120,7 @@ static inline void gather_blocks(const double *dev, long n, long width, long ski
     }
     double *mine = (double *)host_alloc((size_t)counts[rank] * sizeof(double));
     CHECK(cudaMemcpy(mine, dev, (size_t)counts[rank] * sizeof(double), cudaMemcpyDeviceToHost));
-    MPI_Gatherv(mine, counts[rank], MPI_DOUBLE, all, counts, displs, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    PR_SCAFFOLD(MPI_Gatherv(mine, counts[rank], MPI_DOUBLE, all, counts, displs, MPI_DOUBLE, 0, MPI_COMM_WORLD));
     free(mine);
     free(counts);
 }

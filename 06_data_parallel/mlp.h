@@ -197,8 +197,8 @@ static inline double time_on_rank0(void (*fn)(void *), void *ctx)
  * get the largest and the smallest x. */
 static inline double spread_over_ranks(double x, double *highest, double *lowest)
 {
-    MPI_Allreduce(&x, highest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    MPI_Allreduce(&x, lowest, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+    PR_SCAFFOLD(MPI_Allreduce(&x, highest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
+    PR_SCAFFOLD(MPI_Allreduce(&x, lowest, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD));
     return (*highest - *lowest) / (fabs(*highest) > 1.0 ? fabs(*highest) : 1.0);
 }
 
@@ -383,9 +383,9 @@ static inline void collect_on_rank0(const stage_t *s, int epochs, int tag, doubl
         memcpy(msg, s->p, (size_t)s->count * sizeof(double));
         memcpy(msg + s->count, epoch_loss, (size_t)epochs * sizeof(double));
         msg[length - 1] = s->busy;
-        MPI_Send(msg, (int)length, MPI_DOUBLE, 0, tag, MPI_COMM_WORLD);
+        PR_SCAFFOLD(MPI_Send(msg, (int)length, MPI_DOUBLE, 0, tag, MPI_COMM_WORLD));
     } else {
-        MPI_Recv(msg, (int)length, MPI_DOUBLE, 1, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        PR_SCAFFOLD(MPI_Recv(msg, (int)length, MPI_DOUBLE, 1, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
         memcpy(params, s->p, (size_t)s->count * sizeof(double));
         memcpy(params + s->count, msg, (size_t)theirs * sizeof(double));
         memcpy(epoch_loss, msg + theirs, (size_t)epochs * sizeof(double));
@@ -828,7 +828,7 @@ static inline void nccl_start(void)
     ncclUniqueId id;
     if (rank == 0)
         NCCL_CHECK(ncclGetUniqueId(&id));
-    MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD);
+    PR_SCAFFOLD(MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD));
     NCCL_CHECK(ncclCommInitRank(&nccl_comm, size, id, rank));
     CHECK(cudaStreamCreate(&nccl_stream));
 }
@@ -895,7 +895,7 @@ static inline int pick_gpu(int *ranks_on_node, int *gpus_used)
     CHECK(cudaGetDeviceProperties(&prop, device));
     int mine[3] = { prop.pciDomainID, prop.pciBusID, prop.pciDeviceID };
     int *all = (int *)xcalloc((size_t)*ranks_on_node, sizeof mine);
-    MPI_Allgather(mine, 3, MPI_INT, all, 3, MPI_INT, node);
+    PR_SCAFFOLD(MPI_Allgather(mine, 3, MPI_INT, all, 3, MPI_INT, node));
     *gpus_used = 0;
     for (int i = 0; i < *ranks_on_node; i++) { /* count each address at its first rank */
         int first = 1;

@@ -369,7 +369,7 @@ static char *write_log(const grade_context *ctx, const task_meta *task, const ch
     for (int i = 0; i < cmd->count; i++)
         sb_printf(&sb, " %s", cmd->items[i]);
     sb_printf(&sb, "\nseconds: %.3f\nverdict: %s\n", res->seconds, why ? why : "");
-    if (expected) {
+    if (expected && !ctx->hide_expected) {
         sb_printf(&sb, "\n--- the reference's result lines ---\n");
         for (int i = 0; i < expected->count; i++)
             sb_printf(&sb, "result %s = %s%s\n", expected->items[i].name, expected->items[i].value,
@@ -563,22 +563,88 @@ static int build_both(const grade_context *ctx, const task_meta *task, const tas
     return tr->status != ST_BUILD_ERROR;
 }
 
+/* The MPI work layer (grading/layer/pr_mpi_work.c) built with this MPI's compiler wrapper, once
+ * per grader and again when the source is newer: its path, or NULL when it cannot be built
+ * (the ranks' work is then not measured, and the grader says so once). */
+static const char *mpi_work_layer(const grade_context *ctx)
+{
+    static char *built;
+    static int tried;
+    if (tried)
+        return built;
+    tried = 1;
+    char *src = xasprintf("%s/layer/pr_mpi_work.c", ctx->tc->grading_dir);
+    char *dir = xasprintf("%s/layer", ctx->build_dir);
+    const char *slash = strrchr(ctx->tc->mpicc, '/');
+    char *lib = xasprintf("%s/pr_mpi_work-%s.so", dir, slash ? slash + 1 : ctx->tc->mpicc);
+    struct stat s_src, s_lib;
+    int fresh = stat(src, &s_src) == 0 && stat(lib, &s_lib) == 0 && s_lib.st_mtime > s_src.st_mtime;
+    if (!fresh && make_dirs(dir) == 0) {
+        char *tmp = xasprintf("%s.%d.tmp", lib, (int)getpid());
+        char *argv[] = { ctx->tc->mpicc, "-std=gnu11", "-O2", "-fPIC", "-shared", "-o", tmp, src, "-ldl", NULL };
+        run_request req = { .argv = argv, .timeout = 120, .kill_grace = POLICY_KILL_GRACE, .output_cap = 1 << 16 };
+        run_result res;
+        run_process(&req, &res);
+        if (res.outcome == RUN_EXITED && res.exit_code == 0 && rename(tmp, lib) == 0)
+            fresh = 1;
+        else {
+            unlink(tmp);
+            fprintf(stderr, "grade: the MPI work layer did not build (%s), so how the ranks shared the work is "
+                            "not measured:\n%s%s",
+                    src, res.out, res.err);
+        }
+        run_result_free(&res);
+        free(tmp);
+    }
+    if (fresh)
+        built = lib;
+    else
+        free(lib);
+    free(src);
+    free(dir);
+    return built;
+}
+
 /* Runs exe at configuration cfg under the task's limits (the learner's side, `learner`, in the
- * sandbox) into res; its command line and environment are left in cmd and env. */
+ * sandbox) into res; its command line and environment are left in cmd and env.  MPI ranks
+ * started here run with the MPI work layer, and their records end up in res->work. */
 static void run_program(const grade_context *ctx, const task_meta *task, const run_config *cfg, const char *exe,
                         int learner, double timeout, strlist *cmd, strlist *env, run_result *res)
 {
-    launch_command(ctx->tc, task, cfg, exe, cmd, env);
+    const char *layer = task_uses_launcher(task) && mpi_layer_applies(ctx->tc) ? mpi_work_layer(ctx) : NULL;
+    char *records = NULL;
+    if (layer) {
+        const char *tmp = getenv("TMPDIR");
+        records = xasprintf("%s/pr-ranks-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+        if (!mkdtemp(records)) {
+            free(records);
+            records = NULL;
+            layer = NULL;
+        }
+    }
+    launch_command_layer(ctx->tc, task, cfg, exe, layer, cmd, env);
+    if (records)
+        sl_push_owned(env, xasprintf("PR_MPI_WORK=%s/rank", records));
     if (ctx->method_run)
         sl_push(env, "OMP_WAIT_POLICY=passive");
     show_command(ctx, cmd, env);
     sandbox_view view;
     run_view(ctx, task, exe, &view);
+    if (layer) {
+        sl_push(&view.ro, layer);
+        sl_push(&view.rw, records);
+    }
     /* (ranks that Slurm or ssh start elsewhere cannot be held in it: sandbox.h) */
     int outside = ctx->sandbox && ctx->sandbox->mpi_outside && task_uses_launcher(task);
     run_limited(ctx, cmd, env, timeout, ctx->policy->output_cap, PROGRAM_LIMITS(task),
                 learner && !outside ? &view : NULL, res);
     sandbox_view_free(&view);
+    if (records) {
+        if (res->work)
+            work_read_ranks(records, "rank", res->work);
+        remove_tree(records);
+        free(records);
+    }
 }
 
 void grade_run_program(const grade_context *ctx, const task_meta *task, const run_config *cfg, const char *exe,
@@ -826,9 +892,10 @@ static void method_check(const grade_context *grading, const task_meta *task, co
     if (run_reference(ctx, task, cfg, f->ref_exe, timeout, rr, &expected, &ref_work, &ref_seconds)) {
         run_task_side(ctx, task, cfg, f->task_exe, timeout, &expected, ref_seconds, rr, tr);
         if (rr->status == ST_PASS && rr->work) {
-            int processes = strcmp(task->method, "processes") == 0;
-            const char *asked = config_get(cfg, processes ? "workers" : "threads");
-            rr->message = work_check(rr->work, ref_work, asked ? atoi(asked) : 1, processes);
+            int processes = strcmp(task->method, "processes") == 0, ranks = strcmp(task->method, "ranks") == 0;
+            const char *asked = config_get(cfg, ranks ? "ranks" : processes ? "workers" : "threads");
+            rr->message = ranks ? work_check_ranks(rr->work, ref_work, asked ? atoi(asked) : 1)
+                                : work_check(rr->work, ref_work, asked ? atoi(asked) : 1, processes);
             if (rr->message)
                 rr->status = ST_FAIL;
         } else if (rr->status == ST_PASS) {

@@ -28,6 +28,7 @@ typedef struct {
     int perf;                /* PERF_MODE_OFF, _ON or _REQUIRED (perf.h) */
     int method_run;          /* the runs judge the method (work.h): OpenMP's threads wait without
                               * spinning (OMP_WAIT_POLICY=passive), so that CPU time is work */
+    int hide_expected;       /* --hide-expected: no expected value in messages or logs */
 } grade_context;
 
 /* Grades one task into tr (index/total are for the progress display). */

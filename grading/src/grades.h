@@ -37,6 +37,7 @@ typedef struct {
     double task_median, ref_median;  /* seconds: the sum of the named timings, median over runs */
     double task_spread, ref_spread;  /* (max - min) / median over the runs */
     int runs;                        /* runs of each side */
+    int noisy;                       /* OK with a ratio below PERF_PLAUSIBLE: noise, not a win */
     char *note;                      /* why n/a or failed; NULL otherwise */
 } perf_report;
 
@@ -64,6 +65,8 @@ typedef struct {
     const toolchain *tc;
     const char *sandbox; /* sandbox_describe's: "on (bubblewrap 0.8.0)", "off (why)" */
     unsigned long long seed; /* the draw's seed (meta.h: workbook_draw): SEED=N repeats it */
+    int overlay;             /* a private tasks.ini overlay changed the configurations */
+    int expected_hidden;     /* --hide-expected */
 } grade_report;
 
 #endif

@@ -65,6 +65,11 @@ static void hydra_command(const launch_request *req, strlist *argv, strlist *env
 {
     (void)env;
     push_mpiexec_ranks(req, "-hosts", "-f", argv);
+    if (req->preload) {
+        sl_push(argv, "-genv");
+        sl_push(argv, "LD_PRELOAD");
+        sl_push(argv, req->preload);
+    }
     push_flags(req, argv);
 }
 
@@ -99,6 +104,10 @@ static void openmpi_command(const launch_request *req, strlist *argv, strlist *e
     if (geteuid() == 0) {
         sl_push(env, "OMPI_ALLOW_RUN_AS_ROOT=1");
         sl_push(env, "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1");
+    }
+    if (req->preload) {
+        sl_push(argv, "-x");
+        sl_push_owned(argv, xasprintf("LD_PRELOAD=%s", req->preload));
     }
     push_flags(req, argv);
 }

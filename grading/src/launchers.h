@@ -28,6 +28,8 @@ typedef struct {
     const char *hostfile; /* GRADE_HOSTFILE, or NULL (never both: toolchain_check_hosts) */
     const strlist *flags; /* MPIEXEC_FLAGS: the last words before the program's own */
     const char *pmi;      /* the PMI to start ranks with (srun --mpi=), or NULL: the site's default */
+    const char *preload;  /* a library every rank loads first (LD_PRELOAD), the launcher itself
+                           * not; or NULL.  srun ignores it (see launch_command). */
 } launch_request;
 
 typedef struct launcher {

@@ -12,6 +12,7 @@
 #include "perf.h"
 #include "progress.h"
 #include "report.h"
+#include "results.h"
 #include "runner.h"
 #include "sandbox.h"
 #include "toolchain.h"
@@ -73,13 +74,19 @@ static void usage(FILE *f)
           "  --seed N             the draw of sizes and seeds (tasks.ini's lo..hi values): N from 1\n"
           "                       to 999999999 repeats a grading's draw (make grade SEED=N); default:\n"
           "                       GRADE_SEED, else a fresh draw at every grading\n"
+          "  --tasks-overlay FILE a private tasks.ini overlay ([NN_room/taskK] sections whose runs,\n"
+          "                       timeout, perf, perf_limit, perf_repeats, method and method_run\n"
+          "                       replace the workbook's); default: GRADE_TASKS_OVERLAY\n"
+          "  --hide-expected      FAIL messages name the wrong or missing result lines but never the\n"
+          "                       expected values (nor do the logs); default: GRADE_HIDE_EXPECTED=1\n"
           "  --perf off|on|required  the perf verdict: after a task passes, its time against the\n"
           "                       reference's at the task's perf size (\"PASS perf 1.08x\", SLOW above\n"
           "                       its limit); required: SLOW fails the task.  Default: GRADE_PERF,\n"
           "                       else on, and off under --expect\n"
           "environment: GRADE_TIMEOUT_SCALE (multiplies every timeout), GRADE_OUTPUT_LIMIT (bytes kept\n"
           "  per run), CC, MPICC, MPICXX, MPIEXEC, MPIEXEC_FLAGS, NVCC, CUDA_ARCH, GRADE_CFLAGS, NO_COLOR,\n"
-          "  GRADE_HOSTS=a,b or GRADE_HOSTFILE=f (mpiexec's ranks on other machines), GRADE_PERF, GRADE_SEED\n",
+          "  GRADE_HOSTS=a,b or GRADE_HOSTFILE=f (mpiexec's ranks on other machines), GRADE_PERF, GRADE_SEED,\n"
+          "  GRADE_TASKS_OVERLAY, GRADE_HIDE_EXPECTED\n",
           f);
 }
 
@@ -251,9 +258,10 @@ typedef struct {
     const char *json_path, *junit_path;
     const char *root_arg, *hint_task, *build_arg, *ref_dir_arg;
     const char *gradescope_path;
-    const char *hint_level, *launch_ranks_text, *print_build, *perf, *seed_text;
+    const char *hint_level, *launch_ranks_text, *print_build, *perf, *seed_text, *overlay;
     uint64_t seed; /* the draw's seed: --seed, GRADE_SEED, or drawn from the system's random source */
     char **launch_cmd; /* what follows --, or NULL */
+    int hide_expected;
     int werror, list_only, describe, show_sandbox, show_launcher, quiet, verbose, show_progress, hint_all, hint_record;
 } options;
 
@@ -319,6 +327,7 @@ static int parse_options(int argc, char **argv, options *opt)
         VALUE_OPTION("--print-build", opt->print_build)
         VALUE_OPTION("--perf", opt->perf)
         VALUE_OPTION("--seed", opt->seed_text)
+        VALUE_OPTION("--tasks-overlay", opt->overlay)
         if (strcmp(a, "--") == 0) {
             opt->launch_cmd = argv + i + 1; /* the rest is --launch's program and its arguments */
             break;
@@ -326,6 +335,8 @@ static int parse_options(int argc, char **argv, options *opt)
 #undef VALUE_OPTION
         if (strcmp(a, "--werror") == 0)
             opt->werror = 1;
+        else if (strcmp(a, "--hide-expected") == 0)
+            opt->hide_expected = 1;
         else if (strcmp(a, "--list") == 0)
             opt->list_only = 1;
         else if (strcmp(a, "--describe") == 0)
@@ -361,6 +372,17 @@ static int parse_options(int argc, char **argv, options *opt)
     }
     if (opt->perf && perf_mode_parse(opt->perf) < 0)
         return usage_error("--perf must be on, off or required, not '%s'", opt->perf);
+    if (!opt->overlay && getenv("GRADE_TASKS_OVERLAY") && *getenv("GRADE_TASKS_OVERLAY"))
+        opt->overlay = getenv("GRADE_TASKS_OVERLAY");
+    if (opt->overlay && !file_exists(opt->overlay))
+        return usage_error("--tasks-overlay (GRADE_TASKS_OVERLAY) %s: no such file", opt->overlay);
+    const char *hide = getenv("GRADE_HIDE_EXPECTED");
+    if (hide && *hide && strcmp(hide, "0") != 0 && strcmp(hide, "1") != 0)
+        return usage_error("GRADE_HIDE_EXPECTED (HIDE_EXPECTED=) must be 0 or 1, not '%s'", hide);
+    if (hide && strcmp(hide, "1") == 0)
+        opt->hide_expected = 1;
+    meta_set_overlay(opt->overlay);
+    results_hide_expected(opt->hide_expected);
     return parse_seed(opt);
 }
 
@@ -628,7 +650,9 @@ static void grade_all(const grade_context *ctx, const task_meta **selected, int 
                ctx->sandbox ? sandbox_describe(ctx->sandbox) : "off");
     if (!quiet)
         printf("draw: SEED=%llu (sizes and seeds are drawn anew at each grading; make grade SEED=%llu draws these "
-               "again)\n", (unsigned long long)rep->seed, (unsigned long long)rep->seed);
+               "again)%s%s\n", (unsigned long long)rep->seed, (unsigned long long)rep->seed,
+               rep->overlay ? "; the sizes and ranges are the instructor's (a private tasks.ini overlay)" : "",
+               rep->expected_hidden ? "; expected values are hidden" : "");
     for (int i = 0; i < nselected && !runner_interrupted(); i++) {
         grade_task(ctx, selected[i], i + 1, nselected, &rep->tasks[i]);
         if (own_tasks)
@@ -754,15 +778,17 @@ static int grade_selected(const options *opt, const grade_policy *policy, const 
     sandbox_hide(&sb, build_dir);
     sandbox_hide(&sb, ref_dir);
     sandbox_hide(&sb, tasks_root);
+    if (opt->overlay)
+        sandbox_hide(&sb, opt->overlay); /* the graded sizes stay the instructor's */
     term_init(opt->quiet);
     int perf = opt->perf ? perf_mode_parse(opt->perf) : opt->expect ? PERF_MODE_OFF : PERF_MODE_ON;
     grade_context ctx = { root, tasks_root, build_dir, &tc, policy, ref_dir, ref_dir != NULL, opt->verbose,
-                          !opt->expect, &sb, perf, 0 };
+                          !opt->expect, &sb, perf, 0, opt->hide_expected };
     /* The learner's own tasks: their grades, and the hints they opened, are remembered. */
     int own_tasks = !opt->expect && strcmp(tasks_root, root) == 0 && !opt->build_arg;
     char *progress_path = xasprintf("%s/progress.json", build_dir);
     grade_report rep = { xmalloc((size_t)nselected * sizeof(task_report)), 0, 0, &tc, sandbox_describe(&sb),
-                         opt->seed };
+                         opt->seed, opt->overlay != NULL, opt->hide_expected };
     grade_all(&ctx, selected, nselected, opt->quiet, own_tasks, progress_path, &rep);
     write_reports(opt, &rep, wb, own_tasks, progress_path);
     free(progress_path);

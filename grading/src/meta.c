@@ -267,7 +267,18 @@ typedef struct {
     int lineno;          /* lines read so far: the line inih is handling */
     int fail_line;
     char fail_msg[400];
+    int overlay;         /* reading the private overlay (meta_set_overlay), not tasks.ini */
+    char *replaced;      /* overlay: per task, 1 once its runs lines were replaced */
 } parse_state;
+
+/* The private tasks.ini overlay (GRADE_TASKS_OVERLAY), or NULL. */
+static char *overlay_path;
+
+void meta_set_overlay(const char *path)
+{
+    free(overlay_path);
+    overlay_path = path && *path ? xstrdup(path) : NULL;
+}
 
 /* inih's reader, counting lines (inih counts one line per call too), so that an
  * error found by the handler gets its own line number. */
@@ -318,6 +329,52 @@ static int fail(parse_state *st, const char *fmt, const char *a, const char *b)
         st->failed = 1;
     }
     return 0;
+}
+
+static int on_ini_entry(void *user, const char *section, const char *name, const char *value);
+
+/* The overlay's sections are [NN_room/taskK]: this room's replace the keys they name, of a
+ * task the room has; runs lines replace all of the task's own. */
+static int on_overlay_entry(void *user, const char *section, const char *name, const char *value)
+{
+    parse_state *st = user;
+    const char *slash = strchr(section, '/');
+    if (!slash || strncmp(section, "room", 4) == 0)
+        return fail(st, "overlay section [%s]%s: want [NN_room/taskK]", section, "");
+    if ((size_t)(slash - section) != strlen(st->room->dir) || strncmp(section, st->room->dir, strlen(st->room->dir)) != 0)
+        return 1; /* another room's */
+    const char *task = slash + 1;
+    int index = -1;
+    for (int i = 0; i < st->room->ntasks; i++)
+        if (strcmp(st->room->tasks[i].name, task) == 0)
+            index = i;
+    if (index < 0)
+        return fail(st, "overlay section [%s]: the workbook has no such task%s", section, "");
+    static const char *const allowed[] = { "runs", "timeout", "perf", "perf_limit", "perf_repeats", "method",
+                                           "method_run", NULL };
+    int ok = 0;
+    for (int i = 0; allowed[i]; i++)
+        ok |= strcmp(name, allowed[i]) == 0;
+    if (!ok)
+        return fail(st, "overlay [%s]: key '%s' cannot be overlaid (these can: runs timeout perf perf_limit "
+                        "perf_repeats method method_run)", section, name);
+    task_meta *t = &st->room->tasks[index];
+    if (strcmp(name, "runs") == 0 && !st->replaced[index]) {
+        st->replaced[index] = 1;
+        for (int c = 0; c < t->nconfigs; c++)
+            config_free(&t->configs[c]);
+        free(t->configs);
+        t->configs = NULL;
+        t->nconfigs = 0;
+        t->nrun_lines = 0;
+        free(st->runs_lines.items[index]);
+        st->runs_lines.items[index] = xstrdup("");
+    }
+    if (strcmp(name, "method") == 0) {
+        free(t->method);
+        t->method = NULL;
+    }
+    return on_ini_entry(user, task, name, value);
 }
 
 static int on_ini_entry(void *user, const char *section, const char *name, const char *value)
@@ -391,9 +448,9 @@ static int on_ini_entry(void *user, const char *section, const char *name, const
         configs[0].line = name[0] == 'p' ? 0 : -1; /* its own draws (meta.h) */
         *where = configs;
     } else if (strcmp(name, "method") == 0) {
-        if (strcmp(value, "threads") != 0 && strcmp(value, "processes") != 0)
-            return fail(st, "[%s]: method '%s' is not one the grader checks (known: threads processes)", section,
-                        value);
+        if (strcmp(value, "threads") != 0 && strcmp(value, "processes") != 0 && strcmp(value, "ranks") != 0)
+            return fail(st, "[%s]: method '%s' is not one the grader checks (known: threads processes ranks)",
+                        section, value);
         set_text(&t->method, value);
     } else if (strcmp(name, "perf_time") == 0) {
         set_text(&t->perf_time, value);
@@ -430,7 +487,7 @@ int room_load(const char *ini_path, const char *dir, room_meta *room, char *err,
 {
     memset(room, 0, sizeof *room);
     room->dir = xstrdup(dir);
-    parse_state st = { room, ini_path, err, errlen, 0, { 0 }, NULL, 0, 0, "" };
+    parse_state st = { room, ini_path, err, errlen, 0, { 0 }, NULL, 0, 0, "", 0, NULL };
     FILE *f = fopen(ini_path, "r");
     if (!f) {
         snprintf(err, errlen, "%s: cannot open", ini_path);
@@ -439,13 +496,32 @@ int room_load(const char *ini_path, const char *dir, room_meta *room, char *err,
     st.file = f;
     int line = ini_parse_stream(read_line, &st, on_ini_entry, &st);
     fclose(f);
+    const char *read_path = ini_path;
+    /* the private overlay, over this room's tasks */
+    if (line == 0 && !st.failed && overlay_path) {
+        read_path = overlay_path;
+        st.file = fopen(overlay_path, "r");
+        if (!st.file) {
+            snprintf(err, errlen, "%s: cannot open the tasks.ini overlay", overlay_path);
+            sl_free(&st.runs_lines);
+            return -1;
+        }
+        st.path = overlay_path;
+        st.lineno = 0;
+        st.overlay = 1;
+        st.replaced = xmalloc((size_t)room->ntasks + 1);
+        memset(st.replaced, 0, (size_t)room->ntasks + 1);
+        line = ini_parse_stream(read_line, &st, on_overlay_entry, &st);
+        fclose(st.file);
+        free(st.replaced);
+    }
     /* The first error wins: a line inih could not read, or one the handler refused. */
     if (st.failed && (line <= 0 || st.fail_line <= line))
-        snprintf(err, errlen, "%s:%d: %s", ini_path, st.fail_line, st.fail_msg);
+        snprintf(err, errlen, "%s:%d: %s", read_path, st.fail_line, st.fail_msg);
     else if (line > 0)
-        snprintf(err, errlen, "%s:%d: not a valid INI line (or longer than 200 characters)", ini_path, line);
+        snprintf(err, errlen, "%s:%d: not a valid INI line (or longer than 200 characters)", read_path, line);
     else if (line < 0)
-        snprintf(err, errlen, "%s: cannot read", ini_path);
+        snprintf(err, errlen, "%s: cannot read", read_path);
     int status = (line != 0 || st.failed) ? -1 : 0;
     for (int i = 0; status == 0 && i < room->ntasks; i++) {
         task_meta *t = &room->tasks[i];
@@ -473,7 +549,9 @@ int room_load(const char *ini_path, const char *dir, room_meta *room, char *err,
         }
         if (status == 0 && t->method) {
             const run_config *at = task_method_config(t);
-            const char *key = strcmp(t->method, "processes") == 0 ? "workers" : "threads";
+            const char *key = strcmp(t->method, "processes") == 0 ? "workers"
+                              : strcmp(t->method, "ranks") == 0   ? "ranks"
+                                                                  : "threads";
             const char *asked = at ? config_get(at, key) : NULL;
             if (!at || !asked || atoi(asked) < 2) {
                 snprintf(err, errlen, "%s: [%s] has method = %s but no method_run (or perf) configuration with "

@@ -25,8 +25,9 @@
  *                                     ; the printed times closely (perf.h); default: unknown
  *
  *   method     = threads              ; what must hold of how the work was done, measured by the
- *                                      ; grader (work.h): threads (threads=T), or processes
- *                                      ; (workers=T): spread over them as the reference spreads it
+ *                                      ; grader (work.h): threads (threads=T), processes
+ *                                      ; (workers=T) or MPI ranks (ranks=T): spread over them
+ *                                      ; as the reference spreads it
  *   method_run = threads=2 n=20000003  ; where it is judged: ONE run large enough to measure
  *                                      ; (default: the perf configuration)
  *
@@ -86,7 +87,7 @@ typedef struct {
     double perf_limit; /* SLOW when the task's time is more than this times the reference's */
     int perf_repeats;  /* times a perf run runs its timed code, or 0: not said (perf.h) */
     char *perf_hint;   /* why such a version is slow (the lesson's words), or NULL */
-    char *method;      /* what must hold of how the work was spread ("threads", "processes"), or NULL */
+    char *method;      /* what must hold of how the work was spread ("threads", "processes", "ranks"), or NULL */
     run_config *method_run; /* where the method is judged, or NULL: the perf configuration */
 } task_meta;
 
@@ -105,6 +106,11 @@ typedef struct {
 /* Loads every room (folders named NN_something holding tasks.ini) under root,
  * sorted by name.  Returns 0, or -1 with a message (file:line: what) in err. */
 int workbook_load(const char *root, workbook *wb, char *err, size_t errlen);
+/* A private tasks.ini overlay for the loads that follow (NULL or "": none).  Its sections
+ * are [NN_room/taskK]; the keys runs, timeout, perf, perf_limit, perf_repeats, method and
+ * method_run replace the task's own (its runs lines all of the task's).  An instructor keeps
+ * it outside the workbook, so that learners do not know the graded sizes and ranges. */
+void meta_set_overlay(const char *path);
 /* Loads one tasks.ini into room (dir = room folder name).  Returns 0 or -1. */
 int room_load(const char *ini_path, const char *dir, room_meta *room, char *err, size_t errlen);
 /* Expands one runs line ("threads=1,2 n=5,6") into configurations, appended

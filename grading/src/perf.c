@@ -155,6 +155,18 @@ static int looks_slow(const double *t_task, const double *t_ref, int n, double l
     return mr > 0 && mt > limit * mr && a[0] > limit * mr; /* a[] is sorted: a[0] the fastest */
 }
 
+/* Whether n runs of each side put the task's median below PERF_PLAUSIBLE times the
+ * reference's: more likely a machine that was busy during the reference's runs than a task
+ * more than twice as fast as the reference. */
+static int implausible(const double *t_task, const double *t_ref, int n)
+{
+    double a[PERF_MAX_RUNS], b[PERF_MAX_RUNS], sa, sb;
+    memcpy(a, t_task, (size_t)n * sizeof *a);
+    memcpy(b, t_ref, (size_t)n * sizeof *b);
+    double mt = perf_median(a, n, &sa), mr = perf_median(b, n, &sb);
+    return mr > 0 && mt < PERF_PLAUSIBLE * mr;
+}
+
 void perf_measure(const grade_context *ctx, const task_meta *task, const char *ref_exe, const char *task_exe,
                   task_report *tr)
 {
@@ -194,8 +206,9 @@ void perf_measure(const grade_context *ctx, const task_meta *task, const char *r
         if (why)
             break;
         n++;
-        if (n >= PERF_MIN_RUNS && !looks_slow(t_task, t_ref, n, task->perf_limit))
-            break; /* not slow: no need for more runs */
+        if (n >= PERF_MIN_RUNS && !looks_slow(t_task, t_ref, n, task->perf_limit) &&
+            !implausible(t_task, t_ref, n))
+            break; /* not slow, and not implausibly fast: no need for more runs */
     }
     if (why) {
         int interrupted = runner_interrupted();
@@ -208,10 +221,14 @@ void perf_measure(const grade_context *ctx, const task_meta *task, const char *r
             set_verdict(p, PERF_NA, xstrdup("the reference's time is 0 s at the perf size: too small to compare"));
         else {
             p->ratio = p->task_median / p->ref_median;
+            p->noisy = p->ratio < PERF_PLAUSIBLE;
             set_verdict(p, looks_slow(t_task, t_ref, n, task->perf_limit) ? PERF_SLOW : PERF_OK,
                         corrected ? xstrdup("your program's printed times were shorter than the time it took: "
                                             "the grader's own clock was used")
-                                  : NULL);
+                        : p->noisy ? xasprintf("%.2fx the reference's median time in %d runs each: more than twice "
+                                               "as fast is more likely a busy machine than speed, so it is reported "
+                                               "as ok, not as a win", p->ratio, n)
+                                   : NULL);
         }
     }
     if (ctx->perf == PERF_MODE_REQUIRED && (p->verdict == PERF_SLOW || p->verdict == PERF_FAILED)) {

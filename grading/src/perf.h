@@ -27,6 +27,10 @@ enum { PERF_MODE_OFF, PERF_MODE_ON, PERF_MODE_REQUIRED };
 
 #define PERF_MIN_RUNS 3
 #define PERF_MAX_RUNS 7
+/* A median ratio below this is implausible (a program more than twice as fast as the
+ * reference, which it is meant to match): more runs are made, up to PERF_MAX_RUNS, and a
+ * ratio still below it is reported as ok with a note, never as a win (perf_report.noisy). */
+#define PERF_PLAUSIBLE 0.5
 #define PERF_WALL_SLACK 0.05
 #define PERF_WALL_SLACK_SHARE 0.2
 

@@ -58,6 +58,8 @@ static const char *status_label(const task_report *tr)
         return "PASS (simulated)";
     if (tr->status == ST_NOT_STARTED)
         return "NOT STARTED";
+    if (tr->status == ST_PASS && tr->perf.verdict == PERF_OK && tr->perf.noisy)
+        return "PASS perf ok";
     if (tr->status == ST_PASS && (tr->perf.verdict == PERF_OK || tr->perf.verdict == PERF_SLOW)) {
         snprintf(label, sizeof label, "PASS %s %.2fx", tr->perf.verdict == PERF_SLOW ? "SLOW" : "perf",
                  tr->perf.ratio);
@@ -356,6 +358,7 @@ static json_t *perf_json(const task_report *tr)
     json_t *o = json_pack("{s:s, s:s, s:s, s:f}", "verdict", perf_verdict_name(p->verdict), "config",
                           tr->meta->perf->label, "timing", tr->meta->perf_time, "limit", tr->meta->perf_limit);
     json_object_set_new(o, "ratio", measured ? json_real(p->ratio) : json_null());
+    json_object_set_new(o, "noisy", json_boolean(p->noisy));
     json_object_set_new(o, "task_seconds", measured ? json_real(p->task_median) : json_null());
     json_object_set_new(o, "reference_seconds", measured ? json_real(p->ref_median) : json_null());
     json_object_set_new(o, "task_spread", measured ? json_real(p->task_spread) : json_null());
@@ -383,6 +386,19 @@ static json_t *work_json(const run_report *rr)
                           "thread_cpu_seconds", threads, "process_cpu_seconds", procs, "samples", w->samples);
     free(summary);
     json_object_set_new(o, "method", opt_string(rr->method));
+    /* MPI ranks, from the grader's MPI layer (runner.h's rank_work): [] when not measured */
+    json_t *ranks = json_array();
+    for (int r = 0; r < w->nranks; r++) {
+        const rank_work *k = &w->ranks[r];
+        json_array_append_new(ranks, json_pack("{s:i, s:b, s:b, s:f, s:f, s:I, s:I, s:I, s:I, s:I, s:I}", "rank", r,
+                                               "seen", k->seen, "ended", k->ended, "compute_seconds", k->compute,
+                                               "mpi_seconds", k->mpi, "messages_sent", (json_int_t)k->sends,
+                                               "bytes_sent", (json_int_t)k->bytes_sent, "messages_received",
+                                               (json_int_t)k->recvs, "bytes_received", (json_int_t)k->bytes_recv,
+                                               "collectives", (json_int_t)k->colls, "bytes_collective",
+                                               (json_int_t)k->bytes_coll));
+    }
+    json_object_set_new(o, "ranks", ranks);
     return o;
 }
 
@@ -427,7 +443,8 @@ int report_write_json(const grade_report *rep, const char *path)
                              "created", stamp, "machine", machine_json(rep->tc, rep->sandbox), "tasks", tasks, "summary",
                              summary, "grader", grader, "seconds", rep->seconds);
     /* the draw (make grade SEED=N repeats it) */
-    json_object_set_new(root, "draw", json_pack("{s:I}", "seed", (json_int_t)rep->seed));
+    json_object_set_new(root, "draw", json_pack("{s:I, s:b, s:b}", "seed", (json_int_t)rep->seed, "overlay",
+                                                rep->overlay, "expected_hidden", rep->expected_hidden));
     char *dir = xstrdup(path);
     char *slash = strrchr(dir, '/');
     if (slash) {

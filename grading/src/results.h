@@ -40,6 +40,10 @@ void results_free(result_set *set);
  * of problems (missing, extra or different results); *message gets a new string
  * describing them (the first few, one per line), or NULL when there are none. */
 int results_compare(const result_set *expected, const result_set *got, char **message);
+/* From now on, results_compare's messages name the result lines that are wrong or missing,
+ * and the learner's own values, but never the expected values (an instructor's choice:
+ * grade --hide-expected). */
+void results_hide_expected(int hide);
 
 /* Compares one value the way results_compare does: 1 when equal enough. */
 int results_value_matches(const result_line *expected, const char *got_value);

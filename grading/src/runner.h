@@ -50,6 +50,18 @@ typedef enum {
  * last seen in /proc (sampled while it ran: a thread's last few milliseconds before it ends
  * are not seen).  Threads and processes of the run's session; the sandbox's own two are
  * among them, with next to no CPU time. */
+/* One MPI rank's part, from the grader's MPI layer (grading/layer/pr_mpi_work.c): between
+ * MPI_Init and MPI_Finalize, the CPU time outside MPI calls (the rank's own work) and inside
+ * them (waiting spins), and what it exchanged.  Bytes: what the rank handed to MPI or took out. */
+#define WORK_MAX_RANKS 64
+typedef struct {
+    int seen;              /* the rank reached MPI_Init */
+    int ended;             /* it reached MPI_Finalize or exit: the counts are its whole run's */
+    double compute;        /* CPU seconds outside MPI calls */
+    double mpi;            /* CPU seconds inside them */
+    long long sends, bytes_sent, recvs, bytes_recv, colls, bytes_coll;
+} rank_work;
+
 #define WORK_MAX 512  /* threads and processes followed in one run */
 #define WORK_KEEP 64  /* of which the busiest are kept in the result */
 typedef struct {
@@ -60,6 +72,8 @@ typedef struct {
                             * its threads, those ended included; not its children) */
     double proc_cpu[WORK_KEEP];
     int samples;           /* how many times /proc was read */
+    int nranks;            /* MPI ranks with a record (0: not measured): ranks[r] is rank r's */
+    rank_work ranks[WORK_MAX_RANKS];
 } run_work;
 
 typedef struct {

@@ -212,7 +212,10 @@ void sandbox_command(const sandbox *sb, const sandbox_view *view, const strlist 
             shown = path_within(sb->hide.items[i], system_paths[k]);
         for (int k = 0; k < sb->ro_extra.count && !shown; k++)
             shown = path_within(sb->hide.items[i], sb->ro_extra.items[k]);
-        if (shown)
+        struct stat hidden;
+        if (shown && stat(sb->hide.items[i], &hidden) == 0 && !S_ISDIR(hidden.st_mode))
+            push3(out, "--ro-bind", "/dev/null", sb->hide.items[i]); /* a file: an empty one over it */
+        else if (shown)
             push2(out, "--tmpfs", sb->hide.items[i]);
     }
     push2(out, "--dev", "/dev");

@@ -443,19 +443,38 @@ void build_command(const toolchain *tc, const task_meta *task, const char *sourc
     sl_push(argv, "-lm");
 }
 
-void launcher_prefix(const toolchain *tc, const char *ranks, strlist *argv, strlist *env)
+static void launcher_prefix_preload(const toolchain *tc, const char *ranks, const char *preload, strlist *argv,
+                                    strlist *env)
 {
     const launcher *l = tc->launcher ? tc->launcher : &launchers[0];
     launch_request req = { .program = tc->mpiexec, .ranks = ranks ? ranks : "1", .hosts = tc->hosts,
-                           .hostfile = tc->hostfile, .flags = &tc->mpiexec_flags, .pmi = tc->pmi };
+                           .hostfile = tc->hostfile, .flags = &tc->mpiexec_flags, .pmi = tc->pmi,
+                           .preload = preload };
     l->command(&req, argv, env);
+}
+
+void launcher_prefix(const toolchain *tc, const char *ranks, strlist *argv, strlist *env)
+{
+    launcher_prefix_preload(tc, ranks, NULL, argv, env);
+}
+
+int mpi_layer_applies(const toolchain *tc)
+{
+    const launcher *l = tc->launcher ? tc->launcher : &launchers[0];
+    return !l->chosen_by_environment && !tc->hosts && !tc->hostfile;
 }
 
 void launch_command(const toolchain *tc, const task_meta *task, const run_config *cfg, const char *exe,
                     strlist *argv, strlist *env)
 {
+    launch_command_layer(tc, task, cfg, exe, NULL, argv, env);
+}
+
+void launch_command_layer(const toolchain *tc, const task_meta *task, const run_config *cfg, const char *exe,
+                          const char *layer, strlist *argv, strlist *env)
+{
     if (task_uses_launcher(task))
-        launcher_prefix(tc, config_get(cfg, "ranks"), argv, env);
+        launcher_prefix_preload(tc, config_get(cfg, "ranks"), layer, argv, env);
     sl_push(argv, exe);
     for (int i = 0; i < cfg->nkeys; i++)
         if (strcmp(cfg->keys[i], "ranks") != 0)

@@ -107,6 +107,13 @@ void launcher_prefix(const toolchain *tc, const char *ranks, strlist *argv, strl
  * environment it needs (the launcher's, then OMP_NUM_THREADS=threads). */
 void launch_command(const toolchain *tc, const task_meta *task, const run_config *cfg, const char *exe,
                     strlist *argv, strlist *env);
+/* launch_command, with the MPI work layer (grading/layer/pr_mpi_work.c, built: `layer`, or
+ * NULL for none) loaded into every rank. */
+void launch_command_layer(const toolchain *tc, const task_meta *task, const run_config *cfg, const char *exe,
+                          const char *layer, strlist *argv, strlist *env);
+/* 1 when the MPI work layer can follow the ranks: an MPI's own mpiexec on this machine.  Not
+ * under srun or with HOSTS/HOSTFILE: the ranks' records would be written on other nodes. */
+int mpi_layer_applies(const toolchain *tc);
 
 /* 1 when the task runs under the MPI launcher (KIND_MPI: mpi, cuda_mpi, nccl). */
 int task_uses_launcher(const task_meta *task);

@@ -54,8 +54,12 @@ static void shares(strbuf *sb, work_list l, int n)
         sb_printf(sb, "/...");
 }
 
+char *work_ranks_summary(const run_work *w);
+
 char *work_summary(const run_work *w)
 {
+    if (w->nranks > 0)
+        return work_ranks_summary(w);
     work_list threads = list_of(w, 0), procs = list_of(w, 1);
     int n = busy(threads), p = busy(procs);
     strbuf sb = { 0 };
@@ -107,6 +111,218 @@ char *work_check(const run_work *task, const run_work *ref, int asked, int proce
             sb_printf(&sb, " %% of %.2f s", ref->cpu);
         }
         sb_printf(&sb, "; each %s should do a share of the work", unit);
+    }
+    return sb.data;
+}
+
+/* ---- MPI ranks ---------------------------------------------------------------------- */
+
+void work_read_ranks(const char *dir, const char *prefix, run_work *w)
+{
+    w->nranks = 0;
+    memset(w->ranks, 0, sizeof w->ranks);
+    for (int r = 0; r < WORK_MAX_RANKS; r++) {
+        char *path = xasprintf("%s/%s.%d", dir, prefix, r);
+        FILE *f = fopen(path, "r");
+        free(path);
+        if (!f)
+            continue;
+        char line[1024];
+        rank_work *rk = &w->ranks[r];
+        if (fgets(line, sizeof line, f)) {
+            rk->seen = 1;
+            /* key=value words; unknown keys are skipped */
+            for (char *word = strtok(line, " \n"); word; word = strtok(NULL, " \n")) {
+                char *eq = strchr(word, '=');
+                if (!eq)
+                    continue;
+                *eq = '\0';
+                const char *v = eq + 1;
+                if (strcmp(word, "compute") == 0)
+                    rk->compute = strtod(v, NULL);
+                else if (strcmp(word, "mpi") == 0)
+                    rk->mpi = strtod(v, NULL);
+                else if (strcmp(word, "sends") == 0)
+                    rk->sends = strtoll(v, NULL, 10);
+                else if (strcmp(word, "bytes_sent") == 0)
+                    rk->bytes_sent = strtoll(v, NULL, 10);
+                else if (strcmp(word, "recvs") == 0)
+                    rk->recvs = strtoll(v, NULL, 10);
+                else if (strcmp(word, "bytes_recv") == 0)
+                    rk->bytes_recv = strtoll(v, NULL, 10);
+                else if (strcmp(word, "collectives") == 0)
+                    rk->colls = strtoll(v, NULL, 10);
+                else if (strcmp(word, "bytes_coll") == 0)
+                    rk->bytes_coll = strtoll(v, NULL, 10);
+                else if (strcmp(word, "finalized") == 0 || strcmp(word, "exit") == 0)
+                    rk->ended = 1;
+            }
+            if (rk->compute < 0 || rk->compute != rk->compute)
+                rk->compute = 0;
+            if (r + 1 > w->nranks)
+                w->nranks = r + 1;
+        }
+        fclose(f);
+    }
+}
+
+/* "2.4 MB" */
+static void bytes_text(strbuf *sb, long long b)
+{
+    if (b < 1000)
+        sb_printf(sb, "%lld B", b);
+    else if (b < 1000000)
+        sb_printf(sb, "%.1f kB", b / 1e3);
+    else
+        sb_printf(sb, "%.1f MB", b / 1e6);
+}
+
+static long long rank_bytes(const rank_work *r)
+{
+    return r->bytes_sent + r->bytes_recv + r->bytes_coll;
+}
+
+static long long rank_talks(const rank_work *r)
+{
+    return r->sends + r->recvs + r->colls;
+}
+
+static double ranks_compute(const run_work *w)
+{
+    double sum = 0;
+    for (int r = 0; r < w->nranks; r++)
+        sum += w->ranks[r].compute;
+    return sum;
+}
+
+/* "a/b/c" of one count per rank (at most 8 shown). */
+static void per_rank(strbuf *sb, const run_work *w, long long (*of)(const rank_work *))
+{
+    for (int r = 0; r < w->nranks && r < 8; r++)
+        sb_printf(sb, "%s%lld", r ? "/" : "", of(&w->ranks[r]));
+    if (w->nranks > 8)
+        sb_printf(sb, "/...");
+}
+
+static long long sends_of(const rank_work *r)
+{
+    return r->sends;
+}
+
+static long long colls_of(const rank_work *r)
+{
+    return r->colls;
+}
+
+char *work_ranks_summary(const run_work *w)
+{
+    if (w->nranks == 0)
+        return NULL;
+    strbuf sb = { 0 };
+    double total = ranks_compute(w);
+    sb_printf(&sb, "%d rank%s, computing ", w->nranks, w->nranks == 1 ? "" : "s");
+    for (int r = 0; r < w->nranks && r < 8; r++)
+        sb_printf(&sb, "%s%.0f", r ? "/" : "", total > 0 ? 100 * w->ranks[r].compute / total : 0);
+    if (w->nranks > 8)
+        sb_printf(&sb, "/...");
+    sb_printf(&sb, " %% of %.2f s CPU outside MPI; messages sent ", total);
+    per_rank(&sb, w, sends_of);
+    sb_printf(&sb, ", collectives ");
+    per_rank(&sb, w, colls_of);
+    long long moved = 0;
+    for (int r = 0; r < w->nranks; r++)
+        moved += w->ranks[r].bytes_sent + w->ranks[r].bytes_coll;
+    sb_printf(&sb, ", ");
+    bytes_text(&sb, moved);
+    sb_printf(&sb, " handed to MPI");
+    return sb.data;
+}
+
+/* The ranks' compute times, largest first, as a work_list's array. */
+static work_list sorted_compute(const run_work *w, double *into)
+{
+    for (int r = 0; r < w->nranks; r++)
+        into[r] = w->ranks[r].compute;
+    /* insertion sort: at most WORK_MAX_RANKS */
+    for (int i = 1; i < w->nranks; i++)
+        for (int j = i; j > 0 && into[j] > into[j - 1]; j--) {
+            double t = into[j];
+            into[j] = into[j - 1];
+            into[j - 1] = t;
+        }
+    return (work_list){ into, w->nranks };
+}
+
+char *work_check_ranks(const run_work *task, const run_work *ref, int asked)
+{
+    if (!ref || ref->nranks == 0)
+        return NULL; /* not measured on the reference's side: nothing to judge against */
+    if (task->nranks == 0)
+        return xasprintf("right results, but your program never started MPI (no rank reached MPI_Init): with "
+                         "ranks=%d, the %d ranks work together through MPI",
+                         asked, asked);
+    strbuf sb = { 0 };
+    /* every rank the reference's run had took part, and talked where the reference's did */
+    for (int r = 0; r < ref->nranks && r < WORK_MAX_RANKS; r++) {
+        const rank_work *mine = &task->ranks[r], *theirs = &ref->ranks[r];
+        if (!theirs->seen)
+            continue;
+        if (!mine->seen || !mine->ended) {
+            sb_printf(&sb, "right results, but rank %d %s: every rank runs to MPI_Finalize and does its share", r,
+                      mine->seen ? "stopped before MPI_Finalize" : "never reached MPI_Init");
+            return sb.data;
+        }
+        if (rank_talks(theirs) > 0 && rank_talks(mine) == 0) {
+            sb_printf(&sb, "right results, but rank %d never called MPI after MPI_Init (the reference's rank %d "
+                           "sent %lld messages and took part in %lld collectives): every rank does its share and "
+                           "the ranks combine their parts through MPI",
+                      r, r, theirs->sends, theirs->colls);
+            return sb.data;
+        }
+        /* data that travels in the reference's run (64 kB or more for this rank) travels in the task's */
+        if (rank_bytes(theirs) >= 65536 && rank_bytes(mine) < WORK_MIN_SHARE * rank_bytes(theirs)) {
+            sb_printf(&sb, "right results, but rank %d handed MPI ", r);
+            bytes_text(&sb, rank_bytes(mine));
+            sb_printf(&sb, " where the reference's rank %d handed it ", r);
+            bytes_text(&sb, rank_bytes(theirs));
+            sb_printf(&sb, ": the data is meant to travel between the ranks, not to be made or kept on each");
+            return sb.data;
+        }
+    }
+    /* the work: spread over the ranks as the reference's is (their compute, outside MPI) */
+    double mine_cpu[WORK_MAX_RANKS], theirs_cpu[WORK_MAX_RANKS];
+    work_list mine = sorted_compute(task, mine_cpu), theirs = sorted_compute(ref, theirs_cpu);
+    double mine_total = sampled_total(mine), theirs_total = sampled_total(theirs);
+    if (theirs_total < 0.02)
+        return NULL; /* too little to measure */
+    if (mine_total < WORK_MIN_TOTAL * theirs_total) {
+        sb_printf(&sb, "right results, but your ranks computed for %.3f s in all (outside MPI) where the "
+                       "reference's computed for %.2f s: the results did not come from the work the task asks for",
+                  mine_total, theirs_total);
+        return sb.data;
+    }
+    int places = busy(theirs);
+    if (places < asked)
+        places = asked;
+    int short_of = 0;
+    for (int i = 0; i < places; i++)
+        short_of += share(mine, i) < WORK_MIN_SHARE * share(theirs, i);
+    if (short_of == 0)
+        return NULL;
+    int top = 0;
+    for (int r = 1; r < task->nranks; r++)
+        if (task->ranks[r].compute > task->ranks[top].compute)
+            top = r;
+    if (share(mine, 0) >= 0.9)
+        sb_printf(&sb, "right results, but rank %d did %.0f %% of the computing (%.2f s of CPU outside MPI): "
+                       "with ranks=%d, each rank should compute its own share",
+                  top, 100 * share(mine, 0), mine_total, asked);
+    else {
+        sb_printf(&sb, "right results, but the work was not spread over the ranks: the busiest computed ");
+        shares(&sb, mine, places);
+        sb_printf(&sb, " %% of %.2f s (outside MPI), the reference's ", mine_total);
+        shares(&sb, theirs, places);
+        sb_printf(&sb, " %% of %.2f s; each rank should compute its own share", theirs_total);
     }
     return sb.data;
 }

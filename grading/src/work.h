@@ -37,4 +37,19 @@ char *work_summary(const run_work *w);
  * ref: the reference's run at the same configuration, or NULL. */
 char *work_check(const run_work *task, const run_work *ref, int asked, int processes);
 
+/* method = ranks (MPI): the records of the grader's MPI layer (runner.h's rank_work), at a
+ * configuration with ranks=T, T >= 2, against the reference's at the same one.  Every rank the
+ * reference's run had reaches MPI_Finalize; a rank that calls MPI in the reference's run calls
+ * it in the task's; a rank that hands MPI 64 kB or more in the reference's run hands it at
+ * least WORK_MIN_SHARE of that (the data travels; it is not made again on every rank); and
+ * the ranks' compute (CPU time outside MPI calls) is spread like the reference's, by the same
+ * rule as threads.  Outside MPI: a rank waiting in MPI spins on its core, so CPU time in all
+ * would show a rank that does nothing as busy. */
+char *work_check_ranks(const run_work *task, const run_work *ref, int asked);
+/* "4 ranks, computing 26/25/25/24 % of 0.31 s CPU outside MPI; messages sent 0/1/1/1,
+ * collectives 2/2/2/2, 24 B handed to MPI" (a new string), or NULL when not measured. */
+char *work_ranks_summary(const run_work *w);
+/* Reads the MPI layer's records dir/prefix.R (R = 0 .. WORK_MAX_RANKS-1) into w's ranks. */
+void work_read_ranks(const char *dir, const char *prefix, run_work *w);
+
 #endif

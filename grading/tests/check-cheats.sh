@@ -11,10 +11,16 @@
 #      a fresh draw;
 #   4. serial code in a threads task (01 task1, 01 task2): "one thread did ... of the work";
 #      the whole sum in the parent of a processes task (02 task1): "one process did ...";
+#      rank 0 doing all the work of an MPI task (03 tasks 1 and 3), with or without the
+#      other ranks calling the collective: "rank 0 did ... of the computing", "never called
+#      MPI";
 #   5. the draw itself: printed, stored in the report, repeated exactly by SEED=, another
-#      seed draws other sizes; a bad SEED is a usage error (exit 2).
+#      seed draws other sizes; a bad SEED is a usage error (exit 2);
+#   6. an instructor's private tasks.ini overlay replaces the runs (a replay table built from
+#      the workbook's own fails), a bad overlay is a usage error; HIDE_EXPECTED=1 leaves the
+#      expected values out of the messages and logs.
 # Faked times are check-perf's (its part 3b).  Not yet checked, because the grader does
-# not check them yet: rank 0 doing all the MPI work, one GPU thread doing a whole sum.
+# not check it yet: one GPU thread doing a whole sum.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 . grading/tests/lib-test.sh
@@ -204,6 +210,57 @@ if [ "$(statuses "$tmp/honest.json" | cut -f2 | sort -u)" = PASS ]; then t_pass;
 if grep -q 'work: [0-9]* threads, ' "$tmp/honest.log" || grep -q '"work"' "$tmp/honest.json"; then t_pass; else
     t_fail "the report does not show the work: $(head -20 "$tmp/honest.log")"; fi
 
+# ---- 4b: rank 0 doing all the MPI work ----------------------------------------------
+# 03 task1: rank 0 adds up the whole range, the other ranks add nothing and no partial sum
+# travels (r0all); the same with the collective still called by every rank, each handing in
+# 0 (r0reduce): the messages look right, the computing does not.  03 task3: rank 0 rescales
+# the whole array itself; nothing is scattered or gathered.
+mkdir -p "$tmp/r0all/03_mpi" "$tmp/r0reduce/03_mpi"
+python3 - solutions/03_mpi/task1.c "$tmp/r0all/03_mpi/task1.c" "$tmp/r0reduce/03_mpi/task1.c" <<'EOF'
+import re, sys
+s = open(sys.argv[1]).read()
+m = re.search(r"static double distributed_sum\(long n\)\n\{.*?\n\}\n", s, flags=re.S)
+if not m:
+    sys.exit("03_mpi/task1.c: distributed_sum was not found")
+body = ("static double distributed_sum(long n)\n{\n    int rank;\n    MPI_Comm_rank(MPI_COMM_WORLD, &rank);\n"
+        "    double total = 0.0;\n    if (rank == 0) /* rank 0 does it all */\n"
+        "        for (long i = 0; i < n; i++)\n            total += 0.001 * (double)i;\n%s"
+        "    return rank == 0 ? total : 0.0;\n}\n")
+open(sys.argv[2], "w").write(s[:m.start()] + body % "" + s[m.end():])
+reduce = ("    double local = total, sum = 0.0; /* every rank takes part, the others with 0 */\n"
+          "    MPI_Reduce(&local, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);\n    total = sum;\n")
+open(sys.argv[3], "w").write(s[:m.start()] + body % reduce + s[m.end():])
+EOF
+python3 - solutions/03_mpi/task3.c "$tmp/r0all/03_mpi/task3.c" <<'EOF'
+import re, sys
+s = open(sys.argv[1]).read()
+m = re.search(r"(static void rescale_distributed\(const double \*x, double \*y, long n, int \*counts, int \*displs\)\n\{.*?"
+              r"split\(n, size, counts, displs\);\n).*?\n\}\n", s, flags=re.S)
+if not m:
+    sys.exit("03_mpi/task3.c: rescale_distributed was not found")
+cheat = ("static void rescale_serial(const double *x, double *y, long n);\n" + m.group(1) +
+         "    if (rank == 0) /* rank 0 rescales it all; nothing travels */\n        rescale_serial(x, y, n);\n}\n")
+open(sys.argv[2], "w").write(s[:m.start()] + cheat + s[m.end():])
+EOF
+for f in r0all/03_mpi/task1.c r0reduce/03_mpi/task1.c r0all/03_mpi/task3.c; do
+    [ -s "$tmp/$f" ] || t_fail "could not write $f (the solution changed?)"
+done
+grade_as r0all 6666 03_mpi/task1 03_mpi/task3
+grade_as r0reduce 6666 03_mpi/task1
+expect_fail r0all 03_mpi/task1 "right results, but rank [1-9] never called MPI|rank 0 did [0-9]+ % of the computing" \
+    "rank 0 adds up everything, no partial sum travels"
+expect_fail r0reduce 03_mpi/task1 "right results, but rank 0 did [0-9]+ % of the computing" \
+    "rank 0 adds up everything, every rank calls MPI_Reduce"
+expect_fail r0all 03_mpi/task3 "right results, but rank [0-9] never called MPI after MPI_Init|rank 1 handed MPI .* the data is meant to travel" \
+    "rank 0 rescales the whole array, nothing scattered"
+$G --tasks-from solutions --seed 6666 --quiet --task 03_mpi/task1,03_mpi/task3 \
+    --json "$tmp/honest-mpi.json" --junit "$tmp/honest-mpi.xml" > "$tmp/honest-mpi.log" 2>&1
+if [ "$(statuses "$tmp/honest-mpi.json" | cut -f2 | sort -u)" = PASS ]; then t_pass; else
+    t_fail "the MPI solutions do not pass at the draw the rank-0 ones failed: $(statuses "$tmp/honest-mpi.json")"; fi
+if grep -q 'work: 2 ranks, computing [0-9]*/[0-9]* % ' "$tmp/honest-mpi.log" &&
+    grep -q '"messages_sent"' "$tmp/honest-mpi.json"; then t_pass; else
+    t_fail "the report does not show the ranks' work: $(head -20 "$tmp/honest-mpi.log")"; fi
+
 # ---- 5: the draw --------------------------------------------------------------------
 configs() { python3 -c 'import json,sys; print(" | ".join(r["config"] for t in json.load(open(sys.argv[1]))["tasks"] for r in t["runs"]))' "$1"; }
 seed_of() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["draw"]["seed"])' "$1"; }
@@ -231,4 +288,55 @@ for bad in 0 abc 1000000000 -5; do
         t_fail "SEED=$bad: exit $rc, $(cat "$tmp/bad.err")"; fi
 done
 
-t_summary check-cheats "replayed output, harvested expected values and serial threads code do not PASS; the draw repeats"
+# ---- 6: the instructor's private overlay and hidden expected values --------------------
+# An overlay replaces a task's runs (and perf, method_run): --describe and the grading use
+# its sizes; a replay table built from the workbook's own tasks.ini matches none of them.
+cat > "$tmp/overlay.ini" <<'EOF'
+; the instructor's graded sizes, kept outside the workbook
+[03_mpi/task1]
+runs = ranks=2,3 n=7000001..7999999
+[01_threads/task2]
+runs = threads=2 n=333331..444443
+EOF
+$G --describe --task 03_mpi/task1,01_threads/task2 --tasks-overlay "$tmp/overlay.ini" --seed 5 > "$tmp/ov.describe" 2>&1
+ov_configs=$(awk -F'\t' 'NR > 1 { print $10 }' "$tmp/ov.describe" | sort -u | tr '\n' '|')
+if grep -qE '^ranks=2 n=7[0-9]{6}\|ranks=3 n=7[0-9]{6}\|threads=2 n=[34][0-9]{5}\|$' <<<"$ov_configs"; then
+    t_pass "the overlay's runs replace the workbook's: $ov_configs"
+else
+    t_fail "--describe with the overlay: $ov_configs ($(head -3 "$tmp/ov.describe"))"
+fi
+# the replay table of part 1 (built from the workbook's own runs), graded with the overlay
+GRADE_TASKS_OVERLAY="$tmp/overlay.ini" grade_as replay 5 03_mpi/task1
+expect_fail replay 03_mpi/task1 "result '[a-z_]+' missing" "a replay table against the instructor's overlay"
+if python3 -c 'import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))["draw"]["overlay"] is True else 1)' \
+    "$tmp/replay.json"; then t_pass; else t_fail "the report does not say an overlay was used"; fi
+# a key the overlay may not change, and a task the workbook lacks: exit 2, file and line named
+printf '[01_threads/task2]\ntitle = Easy points\n' > "$tmp/bad-overlay.ini"
+printf '[01_threads/task99]\nruns = threads=2 n=5\n' > "$tmp/bad-overlay2.ini"
+for bad in bad-overlay bad-overlay2; do
+    $G --list --tasks-overlay "$tmp/$bad.ini" > /dev/null 2> "$tmp/$bad.err"
+    rc=$?
+    if [ $rc = 2 ] && grep -q "$bad.ini:2: overlay" "$tmp/$bad.err"; then t_pass; else
+        t_fail "overlay $bad: exit $rc, $(cat "$tmp/$bad.err")"; fi
+done
+$G --list --tasks-overlay "$tmp/no-such.ini" > /dev/null 2> "$tmp/nofile.err"
+rc=$?
+if [ $rc = 2 ] && grep -q 'no-such.ini: no such file' "$tmp/nofile.err"; then t_pass; else
+    t_fail "a missing overlay: exit $rc, $(cat "$tmp/nofile.err")"; fi
+# HIDE_EXPECTED=1: the harvest of part 3 finds no value to copy; the line that failed is named
+GRADE_HIDE_EXPECTED=1 $G --tasks-from "$tmp/untouched" --task 01_threads/task2 --quiet --seed 5 --json "$tmp/hidden.json" \
+    --junit "$tmp/hidden.xml" --build-dir "$tmp/hidden-build" > "$tmp/hidden.log" 2>&1
+hidden=$(statuses "$tmp/hidden.json")
+if grep -q "result '[a-z_]*'" <<<"$hidden" && ! grep -qi 'expected [0-9-]' <<<"$hidden" &&
+    grep -q 'expected values are hidden' <<<"$hidden" && ! grep -rq "reference's result lines" "$tmp/hidden-build/logs" &&
+    grep -q '"expected_hidden": true' "$tmp/hidden.json"; then
+    t_pass "HIDE_EXPECTED=1 names the failing line, not its value: $(cut -c1-100 <<<"$hidden")"
+else
+    t_fail "HIDE_EXPECTED=1: $hidden"
+fi
+GRADE_HIDE_EXPECTED=yes $G --list > /dev/null 2> "$tmp/hide.err"
+rc=$?
+if [ $rc = 2 ] && grep -q 'GRADE_HIDE_EXPECTED.*0 or 1' "$tmp/hide.err"; then t_pass; else
+    t_fail "GRADE_HIDE_EXPECTED=yes: exit $rc, $(cat "$tmp/hide.err")"; fi
+
+t_summary check-cheats "replayed output, harvested expected values, serial threads code and rank 0 doing all do not PASS; the draw repeats"

@@ -796,6 +796,86 @@ static void test_work_check(void)
     free(summary);
 }
 
+/* A rank record as the MPI layer writes it. */
+static void write_rank(const char *dir, int r, const char *line)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/rank.%d", dir, r);
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs(line, f);
+    fclose(f);
+}
+
+static void test_work_check_ranks(void)
+{
+    char dir[] = "/tmp/pr-unit-ranks-XXXXXX";
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+    run_work ref = { 0 }, task = { 0 };
+    /* the reference: rank 0 computes 0.6 s (its block and the serial check), rank 1 0.3 s;
+     * both hand in a 2 MB block */
+    write_rank(dir, 0, "rank=0 compute=0.6 mpi=0.01 sends=0 bytes_sent=0 recvs=0 bytes_recv=0 collectives=3 "
+                       "bytes_coll=2000000 finalized=1\n");
+    write_rank(dir, 1, "rank=1 compute=0.3 mpi=0.3 sends=1 bytes_sent=24 recvs=0 bytes_recv=0 collectives=3 "
+                       "bytes_coll=2000000 finalized=1\n");
+    work_read_ranks(dir, "rank", &ref);
+    CU_ASSERT_EQUAL(ref.nranks, 2);
+    CU_ASSERT(ref.ranks[1].seen && ref.ranks[1].ended);
+    CU_ASSERT_DOUBLE_EQUAL(ref.ranks[0].compute, 0.6, 1e-9);
+    CU_ASSERT_EQUAL(ref.ranks[1].bytes_coll, 2000000);
+    CU_ASSERT_EQUAL(ref.ranks[1].sends, 1);
+    char *summary = work_summary(&ref);
+    CU_ASSERT_STRING_EQUAL(summary, "2 ranks, computing 67/33 % of 0.90 s CPU outside MPI; messages sent 0/1, "
+                                    "collectives 3/3, 4.0 MB handed to MPI");
+    free(summary);
+    CU_ASSERT_PTR_NULL(work_check_ranks(&ref, &ref, 2));
+    /* rank 0 computes it all; rank 1 still calls the collectives, with the same bytes */
+    task = ref;
+    task.ranks[0].compute = 0.9, task.ranks[1].compute = 0.004;
+    char *why = work_check_ranks(&task, &ref, 2);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(why);
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "rank 0 did 100 % of the computing"));
+    free(why);
+    /* rank 1 hands MPI next to nothing: the data did not travel */
+    task = ref;
+    task.ranks[1].bytes_coll = 16, task.ranks[1].bytes_sent = 0;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(why = work_check_ranks(&task, &ref, 2));
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "rank 1 handed MPI 16 B where the reference's rank 1 handed it 2.0 MB"));
+    free(why);
+    /* rank 1 never calls MPI */
+    task = ref;
+    task.ranks[1].sends = task.ranks[1].colls = 0, task.ranks[1].bytes_sent = task.ranks[1].bytes_coll = 0;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(why = work_check_ranks(&task, &ref, 2));
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "rank 1 never called MPI after MPI_Init"));
+    free(why);
+    /* a rank that ends without MPI_Finalize (_exit: its start line only) */
+    write_rank(dir, 1, "rank=1 started=1\n");
+    work_read_ranks(dir, "rank", &task);
+    CU_ASSERT(task.ranks[1].seen && !task.ranks[1].ended);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(why = work_check_ranks(&task, &ref, 2));
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "rank 1 stopped before MPI_Finalize"));
+    free(why);
+    /* no MPI at all (a program that reads its rank from the launcher's variables) */
+    run_work none = { 0 };
+    CU_ASSERT_PTR_NOT_NULL_FATAL(why = work_check_ranks(&none, &ref, 2));
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "never started MPI"));
+    free(why);
+    /* not measured on the reference's side (srun, other hosts): nothing judged */
+    CU_ASSERT_PTR_NULL(work_check_ranks(&none, &none, 2));
+    /* too little computing to judge the shares: only the messages count */
+    run_work small = ref, small_task = ref;
+    small.ranks[0].compute = 0.004, small.ranks[1].compute = 0.002;
+    small_task.ranks[0].compute = 0.006, small_task.ranks[1].compute = 0;
+    CU_ASSERT_PTR_NULL(work_check_ranks(&small_task, &small, 2));
+    /* a record with junk is read as far as it goes */
+    write_rank(dir, 0, "rank=0 compute=nan sends=x junk finalized=1\n");
+    work_read_ranks(dir, "rank", &task);
+    CU_ASSERT(task.ranks[0].compute == 0 && task.ranks[0].sends == 0 && task.ranks[0].ended);
+    char rm[64];
+    snprintf(rm, sizeof rm, "rm -rf %s", dir);
+    CU_ASSERT_EQUAL(system(rm), 0);
+}
+
 static void test_judge_run(void)
 {
     result_set want;
@@ -1143,7 +1223,17 @@ static void test_launcher_hydra(void)
     CU_ASSERT(words_are(&argv, WORDS("mpiexec", "-n", "4", "./t", "n=7")));
     CU_ASSERT(words_are(&env, NO_WORDS));
     sl_free(&argv), sl_free(&env);
+    /* the MPI work layer: loaded into the ranks, not into mpiexec */
+    CU_ASSERT(mpi_layer_applies(&tc));
+    task_meta mpi_task = { .kind = "mpi" };
+    char *keys[] = { "ranks" }, *values[] = { "2" };
+    run_config two = { .label = "ranks=2", .nkeys = 1, .keys = keys, .values = values };
+    memset(&argv, 0, sizeof argv), memset(&env, 0, sizeof env);
+    launch_command_layer(&tc, &mpi_task, &two, "./t", "/b/layer.so", &argv, &env);
+    CU_ASSERT(words_are(&argv, WORDS("mpiexec", "-n", "2", "-genv", "LD_PRELOAD", "/b/layer.so", "./t")));
+    sl_free(&argv), sl_free(&env);
     tc.hosts = xstrdup("node1,node2");
+    CU_ASSERT(!mpi_layer_applies(&tc)); /* the records would be written on the other nodes */
     launch_four(&tc, 0, &argv, &env);
     CU_ASSERT(words_are(&argv, WORDS("mpiexec", "-n", "4", "-hosts", "node1,node2", "./t", "n=7")));
     CU_ASSERT(words_are(&env, NO_WORDS));
@@ -1188,6 +1278,15 @@ static void test_launcher_openmpi(void)
     strlist argv, env;
     launch_four(&tc, 0, &argv, &env);
     CU_ASSERT(words_are(&argv, WORDS("mpiexec", "-n", "4", "--oversubscribe", "./t", "n=7")));
+    {
+        task_meta mpi_task = { .kind = "mpi" };
+        char *keys[] = { "ranks" }, *values[] = { "2" };
+        run_config two = { .label = "ranks=2", .nkeys = 1, .keys = keys, .values = values };
+        strlist a = { 0 }, e = { 0 };
+        launch_command_layer(&tc, &mpi_task, &two, "./t", "/b/layer.so", &a, &e);
+        CU_ASSERT(words_are(&a, WORDS("mpiexec", "-n", "2", "--oversubscribe", "-x", "LD_PRELOAD=/b/layer.so", "./t")));
+        sl_free(&a), sl_free(&e);
+    }
     CU_ASSERT(words_are(&env, root ? WORDS("OMPI_MCA_odls_base_sigkill_timeout=0", "OMPI_ALLOW_RUN_AS_ROOT=1",
                                            "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
                                    : WORDS("OMPI_MCA_odls_base_sigkill_timeout=0")));
@@ -1228,6 +1327,7 @@ static void test_launcher_srun(void)
     toolchain tc;
     fake_toolchain(&tc, 0);
     use_launcher(&tc, "srun", "pmi2");
+    CU_ASSERT(!mpi_layer_applies(&tc)); /* ranks on the allocation's nodes: not measured */
     strlist argv, env;
     launch_four(&tc, 0, &argv, &env);
     CU_ASSERT(words_are(&argv, WORDS("srun", "--overcommit", "--kill-on-bad-exit=1", "--mpi=pmi2", "-n", "4", "./t",
@@ -2075,6 +2175,7 @@ int main(void)
         { "runner", "no descriptor of the grader's reaches the program", test_runner_no_inherited_descriptors },
         { "runner", "the work measured from outside", test_runner_measures_work },
         { "grader", "the method check: threads and processes", test_work_check },
+        { "grader", "the method check: MPI ranks, from the MPI layer's records", test_work_check_ranks },
         { "grader", "judging a run", test_judge_run },
         { "grader", "a rank's signal from the MPI launcher", test_launcher_signal },
         { "grader", "a GPU failure that is the machine's: old driver, exclusive GPU", test_gpu_failure_cause },

@@ -13,6 +13,9 @@
 # only those), CLASS_OUT (default build/class), GRADE_TIMEOUT_SCALE as usual,
 # SANDBOX=off (grade without the sandbox: said in every report and the summary),
 # SEED=N (the draw of sizes and seeds, the same for every student; default: a fresh one),
+# OVERLAY=file (a private tasks.ini overlay: the graded sizes and ranges, never shown to a
+# student's program), HIDE_EXPECTED=1 (the reports name the failing configuration and result
+# line, but not the expected value),
 # PERF=on|off|required (the perf verdict, as make grade's; default on: keep JOBS times
 # 2, the threads or ranks of a perf run, within the cores, or the graders side by side
 # slow each other's perf runs down).
@@ -65,6 +68,18 @@ else
     export GRADE_SEED
     seed_said="a fresh draw, SEED=$GRADE_SEED (SEED=$GRADE_SEED grades the class on it again)"
 fi
+
+# The instructor's private overlay and hidden expected values (the grader checks both).
+if [ -n "${OVERLAY:-}" ]; then
+    [ -f "$OVERLAY" ] || die "OVERLAY=$OVERLAY: no such file"
+    export GRADE_TASKS_OVERLAY=$OVERLAY
+    seed_said="$seed_said, with the overlay $OVERLAY"
+fi
+case "${HIDE_EXPECTED:-}" in
+    ""|0) ;;
+    1) export GRADE_HIDE_EXPECTED=1 ;;
+    *) die "HIDE_EXPECTED=$HIDE_EXPECTED: 1 (or 0, the default)" ;;
+esac
 
 # The sandbox: required, unless the instructor says SANDBOX=off.
 case "${SANDBOX:-on}" in
