@@ -23,6 +23,12 @@
  * the host without synchronizing stops with a message naming the missing
  * synchronization.  Work never synchronized is reported at exit.
  *
+ * The work record: with PR_SIM_WORK=PREFIX in the environment, the program writes at exit
+ * (PREFIX.PID) how its kernels spread their work: launches, threads, the fewest threads that
+ * did half of it (a thread's work: 1 plus its loop ticks, which simpp puts in every loop of
+ * the .cu file), the largest launch, and the bytes copied to the GPU, back and within it.
+ * The grader reads it (grading/src/work.h, method = gpu).
+ *
  * Races: simcc --racecheck builds this file under ThreadSanitizer (CUDA_SIM_TSAN below):
  * races between a block's threads within a barrier interval, or between blocks, on shared
  * or global memory, are reported with both lines and both threads' indices.
@@ -424,6 +430,86 @@ struct State {
 #endif
 };
 inline State S;
+
+/* ---- the work record: how the program's kernels spread their work (for the grader) ----
+ * simpp puts a tick() in every loop of the program's .cu file: a simulated thread's work
+ * is 1 plus the loop iterations it ran (its own and its __device__ functions').  Per
+ * program: the threads launched, their work, the fewest threads that did half of it (from
+ * a histogram of powers of two), the largest launch, and the bytes copied each way.  With
+ * PR_SIM_WORK=PREFIX in the environment, written at exit to PREFIX.PID as one line. */
+struct WorkRecord {
+    uint64_t ticks[1024];   /* the running block's threads' loop iterations */
+    uint64_t launches = 0, threads = 0, units = 0, max_units = 0;
+    uint64_t hist_threads[64] = {}, hist_units[64] = {}; /* by floor(log2(units)) */
+    dim3 grid{0, 0, 0}, block{0, 0, 0};                 /* the launch with the most threads */
+    uint64_t most_threads = 0;
+    uint64_t h2d = 0, d2h = 0, d2d = 0, h2h_unused = 0;
+};
+inline WorkRecord W;
+
+/* One loop iteration of the running simulated thread (simpp's; nothing on the host). */
+constexpr inline void tick()
+{
+    if (!__builtin_is_constant_evaluated() && S.cur >= 0)
+        W.ticks[S.cur]++;
+}
+
+inline void work_block_done(int n)
+{
+    for (int i = 0; i < n; i++) {
+        uint64_t u = 1 + W.ticks[i];
+        W.ticks[i] = 0;
+        int b = 63 - __builtin_clzll(u);
+        W.hist_threads[b]++;
+        W.hist_units[b] += u;
+        W.units += u;
+        if (u > W.max_units)
+            W.max_units = u;
+    }
+    W.threads += (uint64_t)n;
+}
+
+/* The fewest threads that did half the work: the busiest first, bucket by bucket (within a
+ * bucket, its mean). */
+inline uint64_t work_half_threads()
+{
+    uint64_t need = (W.units + 1) / 2, done = 0, threads = 0;
+    for (int b = 63; b >= 0 && done < need; b--) {
+        if (!W.hist_threads[b])
+            continue;
+        if (done + W.hist_units[b] <= need) {
+            done += W.hist_units[b];
+            threads += W.hist_threads[b];
+        } else {
+            double mean = (double)W.hist_units[b] / (double)W.hist_threads[b];
+            threads += (uint64_t)((double)(need - done) / mean + 0.999999);
+            done = need;
+        }
+    }
+    return threads;
+}
+
+inline void work_write()
+{
+    const char *prefix = getenv("PR_SIM_WORK");
+    if (!prefix || !*prefix)
+        return;
+    char path[4096];
+    snprintf(path, sizeof path, "%s.%d", prefix, (int)getpid());
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return;
+    fprintf(f,
+            "launches=%llu threads=%llu units=%llu max_units=%llu half_threads=%llu grid=%u,%u,%u block=%u,%u,%u "
+            "h2d=%llu d2h=%llu d2d=%llu\n",
+            (unsigned long long)W.launches, (unsigned long long)W.threads, (unsigned long long)W.units,
+            (unsigned long long)W.max_units, (unsigned long long)work_half_threads(), W.grid.x, W.grid.y, W.grid.z,
+            W.block.x, W.block.y, W.block.z, (unsigned long long)W.h2d, (unsigned long long)W.d2h,
+            (unsigned long long)W.d2d);
+    fclose(f);
+}
+/* at exit, whether or not the program used CUDA at all */
+inline int work_at_exit = (atexit(work_write), 0);
 
 [[noreturn]] inline void fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 inline void fatal(const char *fmt, ...)
@@ -1056,10 +1142,17 @@ CUDA_SIM_NOTSAN inline void launch(dim3 g, dim3 b, size_t shmem, const char *fil
         a = (a + 2) % nb ? (a + 2) % nb : 1;
     uint64_t c = nb > 1 ? splitmix(S.rng) % nb : 0;
     S.kernel_aborted = false;
+    W.launches++;
+    if (nb * (uint64_t)S.nthreads > W.most_threads) {
+        W.most_threads = nb * (uint64_t)S.nthreads;
+        W.grid = g;
+        W.block = b;
+    }
     for (uint64_t i = 0; i < nb && !S.kernel_aborted; i++) {
         uint64_t k = (unsigned __int128)a * i % nb;
         k = (k + c) % nb;
         run_block((unsigned)(k % g.x), (unsigned)(k / g.x % g.y), (unsigned)(k / ((uint64_t)g.x * g.y)), shmem);
+        work_block_done(S.nthreads);
     }
     S.in_kernel = false;
 #if defined(CUDA_SIM_TSAN)
@@ -1726,6 +1819,10 @@ static inline bool cuda_sim_pageable(const void *p) { return !cuda_sim::find_all
 
 static inline void cuda_sim_do_copy(void *dst, const void *src, size_t n)
 {
+    /* the work record: device memory and pinned or managed host memory are the GPU's side */
+    const cuda_sim::Alloc *ad = cuda_sim::find_alloc(dst, false), *as = cuda_sim::find_alloc(src, false);
+    bool dd = ad && !ad->host, sd = as && !as->host;
+    (dd && sd ? cuda_sim::W.d2d : dd ? cuda_sim::W.h2d : sd ? cuda_sim::W.d2h : cuda_sim::W.h2h_unused) += n;
     cuda_sim::open_device();
     memmove(dst, src, n);
     cuda_sim::close_device();

@@ -19,6 +19,11 @@
  *       -> __shared__ T a[N], b; ::cuda_sim::shared_seen((void *)&(a), sizeof(a)); ...
  *   (GCC puts a template kernel's static locals in .bss, outside the shared section that
  *   every block start poisons: the simulator learns of them so.)
+ *   for (HEADER) BODY   (in a function)
+ *       -> for (HEADER) if (::cuda_sim::tick(), false) {} else BODY
+ *   while (COND)        (in a function; a do-while's too)
+ *       -> while ((::cuda_sim::tick(), (COND)))
+ *   (a loop iteration of a simulated thread, for the work record; nothing on the host)
  * Comments, string and character literals are left alone.  Nothing moves to another
  * line, so the compiler's line numbers are the user's.  Exit 1 on an unterminated
  * launch (with file:line), 2 on usage or I/O errors.
@@ -263,6 +268,10 @@ int main(int argc, char **argv)
     int braces = 0;
     /* a __shared__ declaration in a function, from just after the keyword, until its ';' */
     int shared_pending = 0, shared_nest = 0;
+    /* loops whose header is open: the parenthesis depth its '(' opened at, and for or while */
+    static int loop_paren[256];
+    static char loop_for[256];
+    int nloops = 0, parens = 0;
     size_t shared_from = 0;
     while (pos < len) {
         if (copy_literal())
@@ -301,6 +310,22 @@ int main(int argc, char **argv)
                     pos = sh + 10;
                     want_label = 1;
                     label_depth = depth;
+                    continue;
+                }
+            }
+            /* a loop in a function: a tick of the running simulated thread every iteration */
+            if (((n == 3 && !memcmp(src + s, "for", 3)) || (n == 5 && !memcmp(src + s, "while", 5))) && braces > 0 &&
+                in_fn[braces - 1] && !in_launch && nloops < (int)(sizeof loop_paren / sizeof loop_paren[0])) {
+                size_t k = pos;
+                while (k < len && isspace((unsigned char)src[k]) && src[k] != '\n')
+                    k++;
+                if (k < len && src[k] == '(') {
+                    emit(src + s, k - s);
+                    emits(n == 3 ? "(" : "((::cuda_sim::tick(), (");
+                    loop_paren[nloops] = parens++;
+                    loop_for[nloops++] = n == 3;
+                    pos = k + 1;
+                    last_id[0] = '\0';
                     continue;
                 }
             }
@@ -381,6 +406,16 @@ int main(int argc, char **argv)
                 last_id[0] = '\0';
                 continue;
             }
+        }
+        if (c == '(')
+            parens++;
+        else if (c == ')' && parens > 0 && --parens == (nloops ? loop_paren[nloops - 1] : -1)) {
+            /* the end of a loop's header */
+            emits(loop_for[--nloops] ? ") if (::cuda_sim::tick(), false) {} else" : ")))");
+            depth--;
+            pos++;
+            last_id[0] = '\0';
+            continue;
         }
         if (c == '(' || c == '[' || c == '{')
             depth++;

@@ -612,8 +612,9 @@ static void run_program(const grade_context *ctx, const task_meta *task, const r
                         int learner, double timeout, strlist *cmd, strlist *env, run_result *res)
 {
     const char *layer = task_uses_launcher(task) && mpi_layer_applies(ctx->tc) ? mpi_work_layer(ctx) : NULL;
+    int simulated = toolchain_mode(ctx->tc, task) == MODE_SIM;
     char *records = NULL;
-    if (layer) {
+    if (layer || simulated) {
         const char *tmp = getenv("TMPDIR");
         records = xasprintf("%s/pr-ranks-XXXXXX", tmp && *tmp ? tmp : "/tmp");
         if (!mkdtemp(records)) {
@@ -623,25 +624,29 @@ static void run_program(const grade_context *ctx, const task_meta *task, const r
         }
     }
     launch_command_layer(ctx->tc, task, cfg, exe, layer, cmd, env);
-    if (records)
+    if (records && layer)
         sl_push_owned(env, xasprintf("PR_MPI_WORK=%s/rank", records));
+    if (records && simulated)
+        sl_push_owned(env, xasprintf("PR_SIM_WORK=%s/gpu", records)); /* grading/sim/cuda_sim.h */
     if (ctx->method_run)
         sl_push(env, "OMP_WAIT_POLICY=passive");
     show_command(ctx, cmd, env);
     sandbox_view view;
     run_view(ctx, task, exe, &view);
-    if (layer) {
+    if (layer)
         sl_push(&view.ro, layer);
+    if (records)
         sl_push(&view.rw, records);
-    }
     /* (ranks that Slurm or ssh start elsewhere cannot be held in it: sandbox.h) */
     int outside = ctx->sandbox && ctx->sandbox->mpi_outside && task_uses_launcher(task);
     run_limited(ctx, cmd, env, timeout, ctx->policy->output_cap, PROGRAM_LIMITS(task),
                 learner && !outside ? &view : NULL, res);
     sandbox_view_free(&view);
     if (records) {
-        if (res->work)
+        if (res->work && layer)
             work_read_ranks(records, "rank", res->work);
+        if (res->work && simulated)
+            work_read_gpu(records, "gpu", res->work);
         remove_tree(records);
         free(records);
     }
@@ -827,10 +832,11 @@ static void race_hint(const grade_context *ctx, const task_meta *task, const tas
     if (tr->status != ST_FAIL || ctx->tc->racecheck || (env && strcmp(env, "0") == 0) || runner_interrupted() ||
         !(task_kind(task)->flags & KIND_CUDA) || task_uses_launcher(task) || toolchain_mode(ctx->tc, task) != MODE_SIM)
         return;
-    int c = 0;
-    while (c < tr->nruns && !(tr->runs[c].ran && tr->runs[c].status == ST_FAIL))
+    /* (the task's own configurations: not the method's run, appended after them) */
+    int c = 0, configs = tr->nruns < task->nconfigs ? tr->nruns : task->nconfigs;
+    while (c < configs && !(tr->runs[c].ran && tr->runs[c].status == ST_FAIL))
         c++;
-    if (c == tr->nruns)
+    if (c == configs)
         return;
     toolchain tc = *ctx->tc;
     tc.racecheck = 1;
@@ -894,8 +900,11 @@ static void method_check(const grade_context *grading, const task_meta *task, co
         if (rr->status == ST_PASS && rr->work) {
             int processes = strcmp(task->method, "processes") == 0, ranks = strcmp(task->method, "ranks") == 0;
             const char *asked = config_get(cfg, ranks ? "ranks" : processes ? "workers" : "threads");
-            rr->message = ranks ? work_check_ranks(rr->work, ref_work, asked ? atoi(asked) : 1)
-                                : work_check(rr->work, ref_work, asked ? atoi(asked) : 1, processes);
+            if (strcmp(task->method, "gpu") == 0)
+                rr->message = toolchain_mode(ctx->tc, task) == MODE_SIM ? work_check_gpu(rr->work, ref_work) : NULL;
+            else
+                rr->message = ranks ? work_check_ranks(rr->work, ref_work, asked ? atoi(asked) : 1)
+                                    : work_check(rr->work, ref_work, asked ? atoi(asked) : 1, processes);
             if (rr->message)
                 rr->status = ST_FAIL;
         } else if (rr->status == ST_PASS) {

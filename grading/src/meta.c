@@ -448,8 +448,9 @@ static int on_ini_entry(void *user, const char *section, const char *name, const
         configs[0].line = name[0] == 'p' ? 0 : -1; /* its own draws (meta.h) */
         *where = configs;
     } else if (strcmp(name, "method") == 0) {
-        if (strcmp(value, "threads") != 0 && strcmp(value, "processes") != 0 && strcmp(value, "ranks") != 0)
-            return fail(st, "[%s]: method '%s' is not one the grader checks (known: threads processes ranks)",
+        if (strcmp(value, "threads") != 0 && strcmp(value, "processes") != 0 && strcmp(value, "ranks") != 0 &&
+            strcmp(value, "gpu") != 0)
+            return fail(st, "[%s]: method '%s' is not one the grader checks (known: threads processes ranks gpu)",
                         section, value);
         set_text(&t->method, value);
     } else if (strcmp(name, "perf_time") == 0) {
@@ -553,7 +554,9 @@ int room_load(const char *ini_path, const char *dir, room_meta *room, char *err,
                               : strcmp(t->method, "ranks") == 0   ? "ranks"
                                                                   : "threads";
             const char *asked = at ? config_get(at, key) : NULL;
-            if (!at || !asked || atoi(asked) < 2) {
+            if (strcmp(t->method, "gpu") == 0 && at)
+                ; /* the GPU's threads are the kernel's own */
+            else if (!at || !asked || atoi(asked) < 2) {
                 snprintf(err, errlen, "%s: [%s] has method = %s but no method_run (or perf) configuration with "
                          "%s=2 or more to judge it at", ini_path, t->name, t->method, key);
                 status = -1;

@@ -27,7 +27,8 @@
  *   method     = threads              ; what must hold of how the work was done, measured by the
  *                                      ; grader (work.h): threads (threads=T), processes
  *                                      ; (workers=T) or MPI ranks (ranks=T): spread over them
- *                                      ; as the reference spreads it
+ *                                      ; as the reference spreads it; gpu: a simulated CUDA
+ *                                      ; task's kernels spread their work over many threads
  *   method_run = threads=2 n=20000003  ; where it is judged: ONE run large enough to measure
  *                                      ; (default: the perf configuration)
  *
@@ -87,7 +88,7 @@ typedef struct {
     double perf_limit; /* SLOW when the task's time is more than this times the reference's */
     int perf_repeats;  /* times a perf run runs its timed code, or 0: not said (perf.h) */
     char *perf_hint;   /* why such a version is slow (the lesson's words), or NULL */
-    char *method;      /* what must hold of how the work was spread ("threads", "processes", "ranks"), or NULL */
+    char *method;      /* what must hold of how the work was spread ("threads", "processes", "ranks", "gpu"), or NULL */
     run_config *method_run; /* where the method is judged, or NULL: the perf configuration */
 } task_meta;
 

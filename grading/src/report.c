@@ -399,6 +399,18 @@ static json_t *work_json(const run_report *rr)
                                                (json_int_t)k->bytes_coll));
     }
     json_object_set_new(o, "ranks", ranks);
+    /* simulated CUDA, from the simulator's record: null when not measured */
+    const gpu_work *g = &w->gpu;
+    json_object_set_new(o, "gpu",
+                        !g->seen ? json_null()
+                                 : json_pack("{s:I, s:I, s:I, s:I, s:I, s:[i,i,i], s:[i,i,i], s:I, s:I, s:I}",
+                                             "launches", (json_int_t)g->launches, "threads", (json_int_t)g->threads,
+                                             "work_units", (json_int_t)g->units, "busiest_thread_units",
+                                             (json_int_t)g->max_units, "half_work_threads",
+                                             (json_int_t)g->half_threads, "largest_grid", g->grid[0], g->grid[1],
+                                             g->grid[2], "largest_block", g->block[0], g->block[1], g->block[2],
+                                             "bytes_to_gpu", (json_int_t)g->h2d, "bytes_from_gpu",
+                                             (json_int_t)g->d2h, "bytes_within_gpu", (json_int_t)g->d2d));
     return o;
 }
 

@@ -62,6 +62,17 @@ typedef struct {
     long long sends, bytes_sent, recvs, bytes_recv, colls, bytes_coll;
 } rank_work;
 
+/* A simulated CUDA program's kernels, from the simulator's record (grading/sim/cuda_sim.h,
+ * PR_SIM_WORK): every process of the run together.  A thread's work is 1 plus the loop
+ * iterations it ran. */
+typedef struct {
+    int seen;                      /* records read (0: not measured) */
+    long long launches, threads, units, max_units;
+    long long half_threads;        /* the fewest threads that did half the work */
+    unsigned grid[3], block[3];    /* the launch with the most threads */
+    long long h2d, d2h, d2d;       /* bytes copied to the GPU, back, and within it */
+} gpu_work;
+
 #define WORK_MAX 512  /* threads and processes followed in one run */
 #define WORK_KEEP 64  /* of which the busiest are kept in the result */
 typedef struct {
@@ -74,6 +85,7 @@ typedef struct {
     int samples;           /* how many times /proc was read */
     int nranks;            /* MPI ranks with a record (0: not measured): ranks[r] is rank r's */
     rank_work ranks[WORK_MAX_RANKS];
+    gpu_work gpu;          /* simulated CUDA: the simulator's record */
 } run_work;
 
 typedef struct {

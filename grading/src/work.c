@@ -3,6 +3,7 @@
 #include "work.h"
 #include "util.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,11 +56,31 @@ static void shares(strbuf *sb, work_list l, int n)
 }
 
 char *work_ranks_summary(const run_work *w);
+char *work_gpu_summary(const run_work *w);
+
+/* a's summary, then b's after "; " (either may be NULL; both freed) */
+static char *joined(char *a, char *b)
+{
+    if (!a || !b)
+        return a ? a : b;
+    char *both = xasprintf("%s; %s", a, b);
+    free(a);
+    free(b);
+    return both;
+}
+
+static char *cpu_summary(const run_work *w);
 
 char *work_summary(const run_work *w)
 {
+    char *gpu = work_gpu_summary(w);
     if (w->nranks > 0)
-        return work_ranks_summary(w);
+        return joined(work_ranks_summary(w), gpu);
+    return joined(cpu_summary(w), gpu);
+}
+
+static char *cpu_summary(const run_work *w)
+{
     work_list threads = list_of(w, 0), procs = list_of(w, 1);
     int n = busy(threads), p = busy(procs);
     strbuf sb = { 0 };
@@ -324,5 +345,122 @@ char *work_check_ranks(const run_work *task, const run_work *ref, int asked)
         shares(&sb, theirs, places);
         sb_printf(&sb, " %% of %.2f s; each rank should compute its own share", theirs_total);
     }
+    return sb.data;
+}
+
+/* ---- simulated CUDA ----------------------------------------------------------------- */
+
+void work_read_gpu(const char *dir, const char *prefix, run_work *w)
+{
+    memset(&w->gpu, 0, sizeof w->gpu);
+    DIR *d = opendir(dir);
+    size_t plen = strlen(prefix);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        if (strncmp(e->d_name, prefix, plen) != 0 || e->d_name[plen] != '.')
+            continue;
+        char *path = xasprintf("%s/%s", dir, e->d_name);
+        FILE *f = fopen(path, "r");
+        free(path);
+        if (!f)
+            continue;
+        char line[1024];
+        gpu_work g = { 0 };
+        if (fgets(line, sizeof line, f) &&
+            sscanf(line,
+                   "launches=%lld threads=%lld units=%lld max_units=%lld half_threads=%lld grid=%u,%u,%u "
+                   "block=%u,%u,%u h2d=%lld d2h=%lld d2d=%lld",
+                   &g.launches, &g.threads, &g.units, &g.max_units, &g.half_threads, &g.grid[0], &g.grid[1],
+                   &g.grid[2], &g.block[0], &g.block[1], &g.block[2], &g.h2d, &g.d2h, &g.d2d) == 14) {
+            gpu_work *t = &w->gpu;
+            t->seen++;
+            t->launches += g.launches, t->threads += g.threads, t->units += g.units, t->half_threads += g.half_threads;
+            t->h2d += g.h2d, t->d2h += g.d2h, t->d2d += g.d2d;
+            if (g.max_units > t->max_units)
+                t->max_units = g.max_units;
+            if ((long long)g.grid[0] * g.grid[1] * g.grid[2] * g.block[0] * g.block[1] * g.block[2] >
+                (long long)t->grid[0] * t->grid[1] * t->grid[2] * t->block[0] * t->block[1] * t->block[2]) {
+                memcpy(t->grid, g.grid, sizeof g.grid);
+                memcpy(t->block, g.block, sizeof g.block);
+            }
+        }
+        fclose(f);
+    }
+    if (d)
+        closedir(d);
+}
+
+/* "4.2M" */
+static void count_text(strbuf *sb, long long n)
+{
+    if (n < 10000)
+        sb_printf(sb, "%lld", n);
+    else if (n < 10000000)
+        sb_printf(sb, "%.0fk", n / 1e3);
+    else
+        sb_printf(sb, "%.1fM", n / 1e6);
+}
+
+static void dims_text(strbuf *sb, const unsigned *d)
+{
+    sb_printf(sb, "%u", d[0]);
+    if (d[1] > 1 || d[2] > 1)
+        sb_printf(sb, "x%u", d[1]);
+    if (d[2] > 1)
+        sb_printf(sb, "x%u", d[2]);
+}
+
+char *work_gpu_summary(const run_work *w)
+{
+    const gpu_work *g = &w->gpu;
+    if (!g->seen)
+        return NULL;
+    strbuf sb = { 0 };
+    sb_printf(&sb, "GPU (simulated): %lld kernel launch%s", g->launches, g->launches == 1 ? "" : "es");
+    if (g->launches > 0) {
+        sb_printf(&sb, ", the largest ");
+        dims_text(&sb, g->grid);
+        sb_printf(&sb, " blocks of ");
+        dims_text(&sb, g->block);
+        sb_printf(&sb, "; half the work done by ");
+        count_text(&sb, g->half_threads);
+        sb_printf(&sb, " of ");
+        count_text(&sb, g->threads);
+        sb_printf(&sb, " threads");
+    }
+    sb_printf(&sb, "; copied ");
+    bytes_text(&sb, g->h2d);
+    sb_printf(&sb, " to the GPU, ");
+    bytes_text(&sb, g->d2h);
+    sb_printf(&sb, " back");
+    return sb.data;
+}
+
+char *work_check_gpu(const run_work *task, const run_work *ref)
+{
+    if (!ref || !ref->gpu.seen || ref->gpu.launches == 0)
+        return NULL;
+    const gpu_work *mine = &task->gpu, *theirs = &ref->gpu;
+    if (!theirs->seen)
+        return NULL; /* not measured on the reference's side: nothing to judge against */
+    if (!mine->seen)
+        return xstrdup("right results, but the simulator left no record of your program's GPU work (did it end "
+                       "through _exit, or a crash?): the grader cannot tell that the GPU did the work");
+    if (mine->launches == 0)
+        return xstrdup("right results, but your program launched no kernel: the GPU did none of the work");
+    long long need = theirs->half_threads / 8;
+    if (need > 512)
+        need = 512;
+    if (need < 1)
+        need = 1;
+    if (mine->half_threads >= need)
+        return NULL;
+    strbuf sb = { 0 };
+    sb_printf(&sb, "right results, but half of the GPU's work was done by %lld thread%s of ", mine->half_threads,
+              mine->half_threads == 1 ? "" : "s");
+    count_text(&sb, mine->threads);
+    sb_printf(&sb, " (the reference's: by ");
+    count_text(&sb, theirs->half_threads);
+    sb_printf(&sb, "): the work ran serially on the GPU; give every thread a share, one element each or a "
+                   "grid-stride loop over many threads");
     return sb.data;
 }

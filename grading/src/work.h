@@ -52,4 +52,17 @@ char *work_ranks_summary(const run_work *w);
 /* Reads the MPI layer's records dir/prefix.R (R = 0 .. WORK_MAX_RANKS-1) into w's ranks. */
 void work_read_ranks(const char *dir, const char *prefix, run_work *w);
 
+/* method = gpu (simulated CUDA): the simulator's record (runner.h's gpu_work), against the
+ * reference's at the same configuration.  The task launches a kernel, and half of its
+ * kernels' work (a thread's: 1 plus its loop iterations) is done by at least an eighth of the
+ * threads that do half of the reference's, or 512 threads: a kernel where one thread loops
+ * over the whole array, or a handful of threads do it all, falls short; a grid-stride loop
+ * over a smaller grid than the reference's does not.  NULL when it holds or cannot be judged. */
+char *work_check_gpu(const run_work *task, const run_work *ref);
+/* "GPU (simulated): 2 kernel launches, the largest 15625 blocks of 256; half the work done by
+ * 2000k of 4000k threads; copied 16.0 MB to the GPU, 8 B back" (new), or NULL: not measured. */
+char *work_gpu_summary(const run_work *w);
+/* Reads the simulator's records dir/prefix.PID (one per process) into w->gpu, added up. */
+void work_read_gpu(const char *dir, const char *prefix, run_work *w);
+
 #endif

@@ -13,14 +13,14 @@
 #      the whole sum in the parent of a processes task (02 task1): "one process did ...";
 #      rank 0 doing all the work of an MPI task (03 tasks 1 and 3), with or without the
 #      other ranks calling the collective: "rank 0 did ... of the computing", "never called
-#      MPI";
+#      MPI"; one GPU thread summing a whole array (04 task2, simulated): "half of the GPU's
+#      work was done by ... threads";
 #   5. the draw itself: printed, stored in the report, repeated exactly by SEED=, another
 #      seed draws other sizes; a bad SEED is a usage error (exit 2);
 #   6. an instructor's private tasks.ini overlay replaces the runs (a replay table built from
 #      the workbook's own fails), a bad overlay is a usage error; HIDE_EXPECTED=1 leaves the
 #      expected values out of the messages and logs.
-# Faked times are check-perf's (its part 3b).  Not yet checked, because the grader does
-# not check it yet: one GPU thread doing a whole sum.
+# Faked times are check-perf's (its part 3b).
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 . grading/tests/lib-test.sh
@@ -261,6 +261,35 @@ if grep -q 'work: 2 ranks, computing [0-9]*/[0-9]* % ' "$tmp/honest-mpi.log" &&
     grep -q '"messages_sent"' "$tmp/honest-mpi.json"; then t_pass; else
     t_fail "the report does not show the ranks' work: $(head -20 "$tmp/honest-mpi.log")"; fi
 
+# ---- 4c: one GPU thread doing a whole sum (simulated CUDA) -----------------------------
+# 04 task2: thread 0 of block 0 loops over the whole array; every other thread returns.
+mkdir -p "$tmp/onethread/04_cuda"
+python3 - solutions/04_cuda/task2.cu "$tmp/onethread/04_cuda/task2.cu" <<'EOF'
+import re, sys
+s = open(sys.argv[1]).read()
+m = re.search(r"__global__ void sum_kernel\(const unsigned \*x, long n, unsigned long long \*total\)\n\{.*?\n\}\n", s,
+              flags=re.S)
+if not m:
+    sys.exit("04_cuda/task2.cu: sum_kernel was not found")
+cheat = ("__global__ void sum_kernel(const unsigned *x, long n, unsigned long long *total)\n{\n"
+         "    if (blockIdx.x == 0 && threadIdx.x == 0) { /* one thread adds it all */\n"
+         "        unsigned long long s = 0;\n        for (long i = 0; i < n; i++)\n            s += x[i];\n"
+         "        *total = s;\n    }\n}\n")
+open(sys.argv[2], "w").write(s[:m.start()] + cheat + s[m.end():])
+EOF
+if [ -s "$tmp/onethread/04_cuda/task2.cu" ]; then
+    GRADE_CUDA=sim grade_as onethread 6666 04_cuda/task2
+    expect_fail onethread 04_cuda/task2 "right results, but half of the GPU's work was done by [0-9]+ threads? of .*ran serially on the GPU" \
+        "one GPU thread sums the whole array (simulated)"
+    GRADE_CUDA=sim $G --tasks-from solutions --seed 6666 --quiet --task 04_cuda/task2 --json "$tmp/honest-gpu.json" \
+        --junit "$tmp/honest-gpu.xml" > "$tmp/honest-gpu.log" 2>&1
+    if [ "$(statuses "$tmp/honest-gpu.json" | cut -f2)" = PASS ] &&
+        grep -q 'GPU (simulated): [0-9]* kernel launches.*half the work done by' "$tmp/honest-gpu.log"; then t_pass; else
+        t_fail "the CUDA solution at that draw: $(statuses "$tmp/honest-gpu.json"; head -12 "$tmp/honest-gpu.log")"; fi
+else
+    t_fail "could not write a one-thread 04 task2 (the solution changed?)"
+fi
+
 # ---- 5: the draw --------------------------------------------------------------------
 configs() { python3 -c 'import json,sys; print(" | ".join(r["config"] for t in json.load(open(sys.argv[1]))["tasks"] for r in t["runs"]))' "$1"; }
 seed_of() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["draw"]["seed"])' "$1"; }
@@ -339,4 +368,4 @@ rc=$?
 if [ $rc = 2 ] && grep -q 'GRADE_HIDE_EXPECTED.*0 or 1' "$tmp/hide.err"; then t_pass; else
     t_fail "GRADE_HIDE_EXPECTED=yes: exit $rc, $(cat "$tmp/hide.err")"; fi
 
-t_summary check-cheats "replayed output, harvested expected values, serial threads code and rank 0 doing all do not PASS; the draw repeats"
+t_summary check-cheats "replayed output, harvested expected values, serial threads code, rank 0 doing all and one GPU thread doing all do not PASS; the draw repeats"

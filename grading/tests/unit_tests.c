@@ -876,6 +876,80 @@ static void test_work_check_ranks(void)
     CU_ASSERT_EQUAL(system(rm), 0);
 }
 
+static void test_work_check_gpu(void)
+{
+    char dir[] = "/tmp/pr-unit-gpu-XXXXXX";
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+    char path[256];
+    /* two processes (ranks), one record each, added up */
+    snprintf(path, sizeof path, "%s/gpu.101", dir);
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs("launches=2 threads=200000 units=400000 max_units=9 half_threads=100000 grid=391,1,1 block=256,1,1 "
+          "h2d=400000 d2h=8 d2d=0\n", f);
+    fclose(f);
+    snprintf(path, sizeof path, "%s/gpu.102", dir);
+    f = fopen(path, "w");
+    fputs("launches=1 threads=1024 units=1024 max_units=1 half_threads=512 grid=4,2,1 block=16,16,1 h2d=10 d2h=20 "
+          "d2d=30\n", f);
+    fclose(f);
+    snprintf(path, sizeof path, "%s/rank.0", dir); /* another prefix: not read */
+    f = fopen(path, "w");
+    fputs("launches=9 threads=9 units=9 max_units=9 half_threads=9 grid=1,1,1 block=1,1,1 h2d=0 d2h=0 d2d=0\n", f);
+    fclose(f);
+    run_work ref = { 0 };
+    work_read_gpu(dir, "gpu", &ref);
+    CU_ASSERT_EQUAL(ref.gpu.seen, 2);
+    CU_ASSERT_EQUAL(ref.gpu.launches, 3);
+    CU_ASSERT_EQUAL(ref.gpu.threads, 201024);
+    CU_ASSERT_EQUAL(ref.gpu.half_threads, 100512);
+    CU_ASSERT_EQUAL(ref.gpu.h2d, 400010);
+    CU_ASSERT_EQUAL(ref.gpu.d2d, 30);
+    CU_ASSERT(ref.gpu.grid[0] == 391 && ref.gpu.block[0] == 256);
+    char *summary = work_gpu_summary(&ref);
+    CU_ASSERT_STRING_EQUAL(summary, "GPU (simulated): 3 kernel launches, the largest 391 blocks of 256; half the work "
+                                    "done by 101k of 201k threads; copied 400.0 kB to the GPU, 28 B back");
+    free(summary);
+    CU_ASSERT_PTR_NULL(work_check_gpu(&ref, &ref));
+    /* one thread did half the work */
+    run_work task = ref;
+    task.gpu.half_threads = 1;
+    char *why = work_check_gpu(&task, &ref);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(why);
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "half of the GPU's work was done by 1 thread of 201k"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "ran serially on the GPU"));
+    free(why);
+    /* a grid-stride loop over fewer threads than the reference's, 512 or more doing half: fine */
+    task.gpu.half_threads = 512;
+    CU_ASSERT_PTR_NULL(work_check_gpu(&task, &ref));
+    task.gpu.half_threads = 511;
+    CU_ASSERT_PTR_NOT_NULL(why = work_check_gpu(&task, &ref));
+    free(why);
+    /* a small reference: an eighth of its threads */
+    run_work small = ref, small_task = ref;
+    small.gpu.half_threads = 80;
+    small_task.gpu.half_threads = 10;
+    CU_ASSERT_PTR_NULL(work_check_gpu(&small_task, &small));
+    small_task.gpu.half_threads = 9;
+    CU_ASSERT_PTR_NOT_NULL(why = work_check_gpu(&small_task, &small));
+    free(why);
+    /* no kernel at all; no record (ended through _exit); no record of the reference's */
+    task = ref;
+    task.gpu.launches = 0;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(why = work_check_gpu(&task, &ref));
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "launched no kernel"));
+    free(why);
+    run_work none = { 0 };
+    CU_ASSERT_PTR_NOT_NULL_FATAL(why = work_check_gpu(&none, &ref));
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "left no record"));
+    free(why);
+    CU_ASSERT_PTR_NULL(work_check_gpu(&none, &none));
+    CU_ASSERT_PTR_NULL(work_gpu_summary(&none));
+    char rm[64];
+    snprintf(rm, sizeof rm, "rm -rf %s", dir);
+    CU_ASSERT_EQUAL(system(rm), 0);
+}
+
 static void test_judge_run(void)
 {
     result_set want;
@@ -2176,6 +2250,7 @@ int main(void)
         { "runner", "the work measured from outside", test_runner_measures_work },
         { "grader", "the method check: threads and processes", test_work_check },
         { "grader", "the method check: MPI ranks, from the MPI layer's records", test_work_check_ranks },
+        { "grader", "the method check: simulated CUDA, from the simulator's record", test_work_check_gpu },
         { "grader", "judging a run", test_judge_run },
         { "grader", "a rank's signal from the MPI launcher", test_launcher_signal },
         { "grader", "a GPU failure that is the machine's: old driver, exclusive GPU", test_gpu_failure_cause },

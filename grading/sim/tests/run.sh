@@ -371,6 +371,27 @@ else
     t_fail "gpubench.cu does not build with simcc:"; sed 's/^/        /' "$out/gpubench.build" | head -10
 fi
 
+# The work record (PR_SIM_WORK): one_does_all's 4096 threads, thread 0 with 4096 loop
+# iterations (units 4097, the others 1: 8192 in all); each_one's 4096 threads, each 1 + 1
+# while-condition tick + 2 do-while condition ticks = 4 (16384): 24576 units, half 12288:
+# thread 0's 4097, then 2048 of the 4s (8191 more) -> 2049 threads.  Copies: 16384 B to the GPU, 4 B back,
+# 64 B within it.
+if build workrec; then
+    rm -f "$out"/workrec-rec.*
+    if PR_SIM_WORK="$out/workrec-rec" "$out/workrec" > "$out/workrec.out" 2>&1 &&
+        [ "$(cat "$out/workrec.out")" = "sum 12285" ]; then
+        rec=$(cat "$out"/workrec-rec.* 2>/dev/null)
+        want="launches=2 threads=8192 units=24576 max_units=4097 half_threads=2049 grid=16,1,1 block=256,1,1 h2d=16384 d2h=4 d2d=64"
+        if [ "$rec" = "$want" ]; then t_pass "the work record: $rec"; else
+            t_fail "the work record: got '$rec', want '$want'"; fi
+    else
+        t_fail "workrec: $(head -5 "$out/workrec.out")"
+    fi
+    "$out/workrec" > /dev/null 2>&1
+    if ls "$out"/workrec-rec.* > /dev/null 2>&1 && [ "$(ls "$out"/workrec-rec.* | wc -l)" = 1 ]; then t_pass; else
+        t_fail "a record without PR_SIM_WORK, or more than one: $(ls "$out")"; fi
+fi
+
 # The same sources compile with the real nvcc (no GPU needed).
 nvcc=${NVCC:-nvcc}
 command -v "$nvcc" >/dev/null 2>&1 || { [ -x /usr/local/cuda/bin/nvcc ] && nvcc=/usr/local/cuda/bin/nvcc; }
