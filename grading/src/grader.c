@@ -18,10 +18,6 @@
 
 #define ERROR_LINES 20
 
-/* The limits run_limited puts a command under. */
-enum { LIMITS_NONE, LIMITS_CPU, LIMITS_CUDA };
-/* A task's program's limits. */
-#define PROGRAM_LIMITS(task) (task_uses_cuda(task) ? LIMITS_CUDA : LIMITS_CPU)
 
 /* make V=1: the command, as one could paste it into a shell (environment first). */
 static void show_command(const grade_context *ctx, const strlist *cmd, const strlist *env)
@@ -98,22 +94,22 @@ static void build_view(const grade_context *ctx, const task_meta *task, const ch
     if (d)
         closedir(d);
     free(room);
-    if (toolchain_mode(ctx->tc, task) == MODE_SIM) {
+    if (ctx->plan->mode == MODE_SIM) {
         sl_push_owned(&v->ro, xasprintf("%s/sim", ctx->tc->grading_dir));
         sl_push_owned(&v->ro, xasprintf("%s/bin/simpp", ctx->tc->grading_dir));
     }
     dir = xstrdup(exe);
     *strrchr(dir, '/') = '\0';
     sl_push_owned(&v->rw, dir);
-    v->gpu = task_uses_cuda(task) && toolchain_mode(ctx->tc, task) == MODE_NATIVE;
+    v->gpu = ctx->plan->gpu_in_sandbox;
 }
 
 /* What a learner's program sees in the sandbox: itself, read-only (and the GPU natively). */
-static void run_view(const grade_context *ctx, const task_meta *task, const char *exe, sandbox_view *v)
+static void run_view(const grade_context *ctx, const char *exe, sandbox_view *v)
 {
     memset(v, 0, sizeof *v);
     sl_push(&v->ro, exe);
-    v->gpu = task_uses_cuda(task) && toolchain_mode(ctx->tc, task) == MODE_NATIVE;
+    v->gpu = ctx->plan->gpu_in_sandbox;
 }
 
 /* The exit status with which grading/sim/simcc says "this needs what the simulator lacks". */
@@ -144,8 +140,7 @@ static char *build(const grade_context *ctx, const task_meta *task, const char *
                 learner ? LIMITS_CUDA : LIMITS_NONE, learner ? &view : NULL, &res);
     sandbox_view_free(&view);
     char *failure = NULL;
-    if (res.outcome == RUN_EXITED && res.exit_code == SIMCC_NOT_SIMULATED &&
-        toolchain_mode(ctx->tc, task) == MODE_SIM) {
+    if (res.outcome == RUN_EXITED && res.exit_code == SIMCC_NOT_SIMULATED && ctx->plan->mode == MODE_SIM) {
         *not_simulated = 1;
         failure = first_lines(res.err, 1, 300);
         failure[strcspn(failure, "\n")] = '\0';
@@ -418,18 +413,19 @@ const char *gpu_failure_cause(const char *out, const char *err)
 
 /* Why the reference solution (tested everywhere) failed a run: the machine's GPU, the
  * learner's own settings and the machine's MPI come before "a bug in the workbook". */
-static char *reference_failure_cause(const toolchain *tc, const task_meta *task, const run_result *ref,
-                                     const char *parse_err, int asked, int saw_ranks)
+static char *reference_failure_cause(const grade_context *ctx, const run_result *ref, const char *parse_err,
+                                     int asked, int saw_ranks)
 {
+    const toolchain *tc = ctx->tc;
     const char *gpu = gpu_failure_cause(ref->out, ref->err);
     if (gpu)
         return xstrdup(gpu);
     const char *aware = getenv("PR_CUDA_AWARE");
-    if (aware && strcmp(aware, "1") == 0 && (task_kind(task)->flags & KIND_CUDA_AWARE) &&
+    if (aware && strcmp(aware, "1") == 0 && (ctx->plan->kind->flags & KIND_CUDA_AWARE) &&
         (!tc->mpi_gpu_path || strcmp(tc->mpi_gpu_path, "none") == 0))
         return xstrdup("PR_CUDA_AWARE=1 is set with the staging layer off (PR_MPI_STAGE=0): with an MPI that is "
                        "not CUDA-aware, device pointers handed to MPI crash every program; unset them");
-    if (!task_uses_launcher(task))
+    if (!ctx->plan->launcher)
         return xstrdup("a bug in the workbook");
     /* Only rank 0 prints results: every line twice means every rank was a rank 0. */
     if (asked > 1 && (saw_ranks == 1 || strstr(parse_err, "printed twice")))
@@ -459,7 +455,7 @@ static void report_init(const grade_context *ctx, const task_meta *task, task_re
 {
     memset(tr, 0, sizeof *tr);
     tr->meta = task;
-    tr->mode = toolchain_mode(ctx->tc, task);
+    tr->mode = ctx->plan->mode;
     tr->nruns = task->nconfigs;
     tr->runs = xmalloc((size_t)tr->nruns * sizeof *tr->runs);
     memset(tr->runs, 0, (size_t)tr->nruns * sizeof *tr->runs);
@@ -611,8 +607,8 @@ static const char *mpi_work_layer(const grade_context *ctx)
 static void run_program(const grade_context *ctx, const task_meta *task, const run_config *cfg, const char *exe,
                         int learner, double timeout, strlist *cmd, strlist *env, run_result *res)
 {
-    const char *layer = task_uses_launcher(task) && mpi_layer_applies(ctx->tc) ? mpi_work_layer(ctx) : NULL;
-    int simulated = toolchain_mode(ctx->tc, task) == MODE_SIM;
+    const char *layer = ctx->plan->mpi_layer;
+    int simulated = ctx->plan->sim_record;
     char *records = NULL;
     if (layer || simulated) {
         const char *tmp = getenv("TMPDIR");
@@ -632,15 +628,13 @@ static void run_program(const grade_context *ctx, const task_meta *task, const r
         sl_push(env, "OMP_WAIT_POLICY=passive");
     show_command(ctx, cmd, env);
     sandbox_view view;
-    run_view(ctx, task, exe, &view);
+    run_view(ctx, exe, &view);
     if (layer)
         sl_push(&view.ro, layer);
     if (records)
         sl_push(&view.rw, records);
-    /* (ranks that Slurm or ssh start elsewhere cannot be held in it: sandbox.h) */
-    int outside = ctx->sandbox && ctx->sandbox->mpi_outside && task_uses_launcher(task);
-    run_limited(ctx, cmd, env, timeout, ctx->policy->output_cap, PROGRAM_LIMITS(task),
-                learner && !outside ? &view : NULL, res);
+    run_limited(ctx, cmd, env, timeout, ctx->policy->output_cap, ctx->plan->limits,
+                learner && !ctx->plan->ranks_outside ? &view : NULL, res);
     sandbox_view_free(&view);
     if (records) {
         if (res->work && layer)
@@ -677,7 +671,7 @@ static int run_reference(const grade_context *ctx, const task_meta *task, const 
     int ref_ok = ref.outcome == RUN_EXITED && ref.exit_code == 0 && ref.leftovers == 0 &&
                  results_parse(ref.out, expected, parse_err, sizeof parse_err) == 0 && expected->count > 0;
     /* The ranks the reference saw (pr_finish's "ranks: N") must be the ranks asked for. */
-    int saw_ranks = task_uses_launcher(task) ? reported_ranks(ref.out) : -1;
+    int saw_ranks = ctx->plan->launcher ? reported_ranks(ref.out) : -1;
     const char *ranks = config_get(cfg, "ranks");
     int asked_ranks = ranks ? atoi(ranks) : 1;
     if (saw_ranks >= 0 && saw_ranks != asked_ranks)
@@ -688,7 +682,7 @@ static int run_reference(const grade_context *ctx, const task_meta *task, const 
         char *why = ref.outcome == RUN_TIMEOUT
                   ? xstrdup("this machine is too busy for the time limit, or too slow: grade again when it is "
                             "quieter, or with GRADE_TIMEOUT_SCALE=3")
-                  : reference_failure_cause(ctx->tc, task, &ref, parse_err, asked_ranks, saw_ranks);
+                  : reference_failure_cause(ctx, &ref, parse_err, asked_ranks, saw_ranks);
         rr->ran = 1;
         rr->status = ST_FAIL;
         rr->message = xasprintf("the reference solution failed here (%s): %s%s%s", why, how,
@@ -712,7 +706,7 @@ static run_outcome task_attempt(const grade_context *ctx, const task_meta *task,
     rr->seconds = res.seconds;
     free(rr->message);
     free(rr->work);
-    rr->status = judge_run(&res, timeout, expected, task_uses_launcher(task), &rr->message);
+    rr->status = judge_run(&res, timeout, expected, ctx->plan->launcher, &rr->message);
     rr->work = res.work;
     res.work = NULL;
     if (rr->status != ST_PASS && !tr->log_path)
@@ -829,8 +823,7 @@ static void settle_status(task_report *tr, grade_status worst)
 static void race_hint(const grade_context *ctx, const task_meta *task, const task_files *f, task_report *tr)
 {
     const char *env = getenv("GRADE_RACECHECK");
-    if (tr->status != ST_FAIL || ctx->tc->racecheck || (env && strcmp(env, "0") == 0) || runner_interrupted() ||
-        !(task_kind(task)->flags & KIND_CUDA) || task_uses_launcher(task) || toolchain_mode(ctx->tc, task) != MODE_SIM)
+    if (tr->status != ST_FAIL || !ctx->plan->race_hint || (env && strcmp(env, "0") == 0) || runner_interrupted())
         return;
     /* (the task's own configurations: not the method's run, appended after them) */
     int c = 0, configs = tr->nruns < task->nconfigs ? tr->nruns : task->nconfigs;
@@ -851,10 +844,10 @@ static void race_hint(const grade_context *ctx, const task_meta *task, const tas
         show_command(ctx, &cmd, &env_list);
         run_result res;
         sandbox_view view;
-        run_view(ctx, task, exe, &view);
+        run_view(ctx, exe, &view);
         /* TSan slows a kernel down some 50 times */
         run_limited(ctx, &cmd, &env_list, 5 * task->timeout * ctx->policy->timeout_scale, ctx->policy->output_cap,
-                    PROGRAM_LIMITS(task), &view, &res);
+                    ctx->plan->limits, &view, &res);
         sandbox_view_free(&view);
         char *race = res.outcome == RUN_EXITED ? race_report(&res) : NULL;
         if (race) {
@@ -878,12 +871,13 @@ static void race_hint(const grade_context *ctx, const task_meta *task, const tas
 static void method_check(const grade_context *grading, const task_meta *task, const task_files *f,
                          task_report *tr)
 {
-    if (!task->method || tr->status != ST_PASS || runner_interrupted())
+    const task_plan *plan = grading->plan;
+    if (plan->method == METHOD_NONE || !plan->method_cfg || tr->status != ST_PASS || runner_interrupted())
         return;
     grade_context method_ctx = *grading;
     method_ctx.method_run = 1;
     const grade_context *ctx = &method_ctx;
-    const run_config *cfg = task_method_config(task);
+    const run_config *cfg = plan->method_cfg;
     tr->runs = xrealloc(tr->runs, (size_t)(tr->nruns + 1) * sizeof *tr->runs);
     run_report *rr = &tr->runs[tr->nruns++];
     memset(rr, 0, sizeof *rr);
@@ -898,13 +892,18 @@ static void method_check(const grade_context *grading, const task_meta *task, co
     if (run_reference(ctx, task, cfg, f->ref_exe, timeout, rr, &expected, &ref_work, &ref_seconds)) {
         run_task_side(ctx, task, cfg, f->task_exe, timeout, &expected, ref_seconds, rr, tr);
         if (rr->status == ST_PASS && rr->work) {
-            int processes = strcmp(task->method, "processes") == 0, ranks = strcmp(task->method, "ranks") == 0;
-            const char *asked = config_get(cfg, ranks ? "ranks" : processes ? "workers" : "threads");
-            if (strcmp(task->method, "gpu") == 0)
-                rr->message = toolchain_mode(ctx->tc, task) == MODE_SIM ? work_check_gpu(rr->work, ref_work) : NULL;
-            else
-                rr->message = ranks ? work_check_ranks(rr->work, ref_work, asked ? atoi(asked) : 1)
-                                    : work_check(rr->work, ref_work, asked ? atoi(asked) : 1, processes);
+            const char *text = plan->method_key ? config_get(cfg, plan->method_key) : NULL;
+            int asked = text ? atoi(text) : 1;
+            switch (plan->method) {
+            case METHOD_GPU: /* (simulated only: natively, not measured) */
+                rr->message = plan->sim_record ? work_check_gpu(rr->work, ref_work) : NULL;
+                break;
+            case METHOD_RANKS:
+                rr->message = work_check_ranks(rr->work, ref_work, asked);
+                break;
+            default:
+                rr->message = work_check(rr->work, ref_work, asked, plan->method == METHOD_PROCESSES);
+            }
             if (rr->message)
                 rr->status = ST_FAIL;
         } else if (rr->status == ST_PASS) {
@@ -923,8 +922,41 @@ static void method_check(const grade_context *grading, const task_meta *task, co
     }
 }
 
-void grade_task(const grade_context *ctx, const task_meta *task, int index, int total, task_report *tr)
+void plan_make(const grade_context *ctx, const task_meta *task, task_plan *plan)
 {
+    memset(plan, 0, sizeof *plan);
+    const toolchain *tc = ctx->tc;
+    plan->kind = task_kind(task);
+    plan->mode = toolchain_mode(tc, task);
+    plan->launcher = task_uses_launcher(task);
+    plan->cuda = task_uses_cuda(task);
+    plan->limits = plan->cuda ? LIMITS_CUDA : LIMITS_CPU;
+    plan->gpu_in_sandbox = plan->cuda && plan->mode == MODE_NATIVE;
+    plan->ranks_outside = ctx->sandbox && ctx->sandbox->mpi_outside && plan->launcher;
+    plan->mpi_layer = plan->launcher && tc->have_mpi && mpi_layer_applies(tc) ? mpi_work_layer(ctx) : NULL;
+    plan->sim_record = plan->mode == MODE_SIM;
+    /* one simulated process (under MPICH a program built with the race checker crashed at exit) */
+    plan->race_hint = plan->cuda && plan->mode == MODE_SIM && !plan->launcher && !tc->racecheck;
+    static const struct {
+        const char *name, *key;
+        method_kind kind;
+    } methods[] = { { "threads", "threads", METHOD_THREADS }, { "processes", "workers", METHOD_PROCESSES },
+                    { "ranks", "ranks", METHOD_RANKS }, { "gpu", NULL, METHOD_GPU } };
+    for (size_t i = 0; task->method && i < sizeof methods / sizeof methods[0]; i++)
+        if (strcmp(task->method, methods[i].name) == 0) {
+            plan->method = methods[i].kind;
+            plan->method_key = methods[i].key;
+        }
+    plan->method_cfg = plan->method != METHOD_NONE ? task_method_config(task) : NULL;
+}
+
+void grade_task(const grade_context *grading, const task_meta *task, int index, int total, task_report *tr)
+{
+    task_plan plan;
+    plan_make(grading, task, &plan);
+    grade_context task_ctx = *grading;
+    task_ctx.plan = &plan;
+    const grade_context *ctx = &task_ctx;
     report_init(ctx, task, tr);
     double start = now_seconds();
     term_task_start(index, total, task);

@@ -11,6 +11,31 @@
 #include "sandbox.h"
 #include "toolchain.h"
 
+/* The limits a command runs under (run_limited): none (the grader's own builds), a CPU
+ * program's, or a CUDA program's (no address-space cap: its runtime reserves huge ranges). */
+enum { LIMITS_NONE, LIMITS_CPU, LIMITS_CUDA };
+
+/* How the work of a run is judged (tasks.ini's method, work.h). */
+typedef enum { METHOD_NONE, METHOD_THREADS, METHOD_PROCESSES, METHOD_RANKS, METHOD_GPU } method_kind;
+
+/* A task's grading plan: what the steps of grade_task need to know of the task on this
+ * machine, resolved once (plan_make) and read by every step. */
+typedef struct {
+    const kind_info *kind;       /* its kind (kinds.h) */
+    run_mode mode;               /* MODE_NATIVE, or MODE_SIM: CUDA code built with simcc */
+    int launcher;                /* its ranks start through the MPI launcher */
+    int cuda;                    /* CUDA code */
+    int limits;                  /* LIMITS_CPU or LIMITS_CUDA: its programs' */
+    int gpu_in_sandbox;          /* the sandbox shows the GPU (native CUDA) */
+    int ranks_outside;           /* ranks that Slurm or ssh start elsewhere: not in the sandbox */
+    const char *mpi_layer;       /* the MPI work layer its ranks load, or NULL (work.h) */
+    int sim_record;              /* the simulator writes its work record (work.h) */
+    int race_hint;               /* a failing run may be re-run under the race checker */
+    method_kind method;          /* how its work is judged */
+    const char *method_key;      /* the configuration key that says how many: threads, workers, ranks */
+    const run_config *method_cfg; /* where the method is judged, or NULL */
+} task_plan;
+
 typedef struct {
     const char *root;        /* absolute path of the workbook */
     const char *tasks_from;  /* absolute folder holding NN_room/taskK.c for the task side */
@@ -29,7 +54,11 @@ typedef struct {
     int method_run;          /* the runs judge the method (work.h): OpenMP's threads wait without
                               * spinning (OMP_WAIT_POLICY=passive), so that CPU time is work */
     int hide_expected;       /* --hide-expected: no expected value in messages or logs */
+    const task_plan *plan;   /* the task being graded: its plan (grade_task sets it) */
 } grade_context;
+
+/* The task's plan on this machine (its toolchain, sandbox and launcher). */
+void plan_make(const grade_context *ctx, const task_meta *task, task_plan *plan);
 
 /* Grades one task into tr (index/total are for the progress display). */
 void grade_task(const grade_context *ctx, const task_meta *task, int index, int total, task_report *tr);

@@ -783,7 +783,7 @@ static int grade_selected(const options *opt, const grade_policy *policy, const 
     term_init(opt->quiet);
     int perf = opt->perf ? perf_mode_parse(opt->perf) : opt->expect ? PERF_MODE_OFF : PERF_MODE_ON;
     grade_context ctx = { root, tasks_root, build_dir, &tc, policy, ref_dir, ref_dir != NULL, opt->verbose,
-                          !opt->expect, &sb, perf, 0, opt->hide_expected };
+                          !opt->expect, &sb, perf, 0, opt->hide_expected, NULL };
     /* The learner's own tasks: their grades, and the hints they opened, are remembered. */
     int own_tasks = !opt->expect && strcmp(tasks_root, root) == 0 && !opt->build_arg;
     char *progress_path = xasprintf("%s/progress.json", build_dir);

@@ -98,7 +98,7 @@ static char *perf_run(const grade_context *ctx, const task_meta *task, const cha
         }
     } else {
         char *message = NULL;
-        grade_status st = judge_run(&res, timeout, expected, task_uses_launcher(task), &message);
+        grade_status st = judge_run(&res, timeout, expected, ctx->plan->launcher, &message);
         if (st == ST_TIMEOUT) /* it passed every graded run: slow here, or stuck; the caller compares */
             why = xasprintf("your program, run at the perf size (%s), was still running after %.1f s: far slower "
                             "than the reference there, or stuck", task->perf->label, timeout);
