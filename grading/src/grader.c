@@ -425,6 +425,9 @@ static char *reference_failure_cause(const grade_context *ctx, const run_result 
         (!tc->mpi_gpu_path || strcmp(tc->mpi_gpu_path, "none") == 0))
         return xstrdup("PR_CUDA_AWARE=1 is set with the staging layer off (PR_MPI_STAGE=0): with an MPI that is "
                        "not CUDA-aware, device pointers handed to MPI crash every program; unset them");
+    if (ctx->plan->overlaid)
+        return xstrdup("the instructor's tasks.ini overlay asks for a configuration the reference refuses, or a bug "
+                       "in the workbook");
     if (!ctx->plan->launcher)
         return xstrdup("a bug in the workbook");
     /* Only rank 0 prints results: every line twice means every rank was a rank 0. */
@@ -927,6 +930,7 @@ void plan_make(const grade_context *ctx, const task_meta *task, task_plan *plan)
     memset(plan, 0, sizeof *plan);
     const toolchain *tc = ctx->tc;
     plan->kind = task_kind(task);
+    plan->overlaid = task->overlaid;
     plan->mode = toolchain_mode(tc, task);
     plan->launcher = task_uses_launcher(task);
     plan->cuda = task_uses_cuda(task);

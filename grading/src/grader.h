@@ -22,6 +22,7 @@ typedef enum { METHOD_NONE, METHOD_THREADS, METHOD_PROCESSES, METHOD_RANKS, METH
  * machine, resolved once (plan_make) and read by every step. */
 typedef struct {
     const kind_info *kind;       /* its kind (kinds.h) */
+    int overlaid;                /* its configurations come from a private tasks.ini overlay */
     run_mode mode;               /* MODE_NATIVE, or MODE_SIM: CUDA code built with simcc */
     int launcher;                /* its ranks start through the MPI launcher */
     int cuda;                    /* CUDA code */

@@ -359,6 +359,7 @@ static int on_overlay_entry(void *user, const char *section, const char *name, c
         return fail(st, "overlay [%s]: key '%s' cannot be overlaid (these can: runs timeout perf perf_limit "
                         "perf_repeats method method_run)", section, name);
     task_meta *t = &st->room->tasks[index];
+    t->overlaid = 1;
     if (strcmp(name, "runs") == 0 && !st->replaced[index]) {
         st->replaced[index] = 1;
         for (int c = 0; c < t->nconfigs; c++)

@@ -83,6 +83,7 @@ typedef struct {
     run_config *configs;
     int nconfigs;
     int nrun_lines; /* how many runs lines the task has */
+    int overlaid;   /* a private tasks.ini overlay changed its configurations (meta_set_overlay) */
     run_config *perf;  /* the perf configuration, or NULL: no perf verdict for this task */
     char *perf_time;   /* the names of the timings compared, "a | b"; set with perf */
     double perf_limit; /* SLOW when the task's time is more than this times the reference's */

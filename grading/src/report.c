@@ -517,8 +517,11 @@ int report_write_gradescope(const grade_report *rep, const char *path)
         free(name);
         free(output);
     }
-    char *summary = xasprintf("%d of %d tasks pass (graded on %s; GPU: %s)", score, max_score,
-                              rep->tc->mpi_version, rep->tc->have_gpu ? rep->tc->gpu_name : "none, CUDA simulated");
+    char *summary = xasprintf("%d of %d tasks pass (graded on %s; GPU: %s)\nsizes and seeds: the draw SEED=%llu%s%s",
+                              score, max_score, rep->tc->mpi_version,
+                              rep->tc->have_gpu ? rep->tc->gpu_name : "none, CUDA simulated", rep->seed,
+                              rep->overlay ? ", at the instructor's sizes (a private tasks.ini overlay)" : "",
+                              rep->expected_hidden ? "; the expected values are hidden" : "");
     json_t *root = json_pack("{s:i, s:i, s:I, s:s, s:s, s:o}", "score", score, "max_score", max_score,
                              "execution_time", (json_int_t)(rep->seconds + 0.5), "output", summary, "stdout_visibility", "visible",
                              "tests", tests);

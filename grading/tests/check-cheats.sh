@@ -171,17 +171,7 @@ expect_fail harvested 01_threads/task2 "expected|missing" "expected values harve
 # ---- 4: serial code in a threads task ---------------------------------------------
 mkdir -p "$tmp/serial/01_threads"
 grep -v 'pragma omp' solutions/01_threads/task2.c > "$tmp/serial/01_threads/task2.c"
-python3 - solutions/01_threads/task1.c > "$tmp/serial/01_threads/task1.c" <<'EOF'
-import re, sys
-s = open(sys.argv[1]).read()
-# every chunk squared in turn by the calling thread: no thread is started
-s2 = re.sub(r"for \(int t = 0; t < threads; t\+\+\) \{\s*int err = pthread_create\(&tid\[t\], NULL, square_chunk, &chunk\[t\]\);"
-            r".*?pthread_join\(tid\[t\], NULL\);",
-            "(void)tid;\n    for (int t = 0; t < threads; t++)\n        square_chunk(&chunk[t]);", s, flags=re.S)
-if s2 == s:
-    sys.exit("01_threads/task1.c: its thread loops were not found")
-print(s2, end="")
-EOF
+python3 grading/tests/cheats/serial-01-task1.py solutions/01_threads/task1.c "$tmp/serial/01_threads/task1.c"
 [ -s "$tmp/serial/01_threads/task1.c" ] || t_fail "could not write a serial 01 task1 (the solution changed?)"
 # 02 task1: the parent sums the whole array itself, as many children as asked sit idle
 mkdir -p "$tmp/serial/02_processes"

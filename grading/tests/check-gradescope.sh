@@ -4,7 +4,8 @@
 # a solved submission (room 01's solutions, as a .zip of a checkout), a broken one (a task
 # that does not compile), two hostile ones (a task that writes a forged results.json and
 # prints a fake score, with its own grader and results.json in the submission; a task that
-# runs forever, graded without the sandbox), one with no task file and an empty one.
+# runs forever, graded without the sandbox), a serial 01 task1 graded with a private tasks.ini
+# overlay and the expected values hidden, one with no task file and an empty one.
 # Checks that every run leaves a valid results.json with the expected score and output,
 # and that no submission could forge its score.  Only room 01 (or one of its tasks) is
 # graded, to stay quick.
@@ -119,6 +120,30 @@ else
     t_skip "not root: run_autograder grades as this user, who owns results/ (it only overwrites a forgery)"
 fi
 
+# A cheat: 01 task1 that starts no thread (right results, serial), graded with the
+# instructor's private overlay and the expected values hidden: FAIL for the method; the
+# feedback shows no expected value, and says the overlay was used.
+mkdir -p "$work/serial/submission/01_threads"
+cp build/pristine/01_threads/task*.c "$work/serial/submission/01_threads/"
+python3 grading/tests/cheats/serial-01-task1.py solutions/01_threads/task1.c "$work/serial/submission/01_threads/task1.c" ||
+    t_fail "could not write a serial 01 task1"
+echo "int broken = ;" >> "$work/serial/submission/01_threads/task2.c" # (task2: not graded here)
+printf '[01_threads/task1]\nruns = threads=1,2 n=99991..199999 seed=1..999999999\nmethod_run = threads=2 n=19999991 seed=7\n' \
+    > "$work/overlay.ini"
+chmod 644 "$work/overlay.ini"; chmod 755 "$work"
+run_case serial GRADE_TASK=01_threads/task1 GRADE_TASKS_OVERLAY="$work/overlay.ini" GRADE_HIDE_EXPECTED=1
+expect serial 0 1 "one thread did [0-9]* % of the work"
+expect serial 0 1 "private tasks.ini overlay"
+if field serial 'r["output"] + "".join(t["output"] for t in r.get("tests", []))' | grep -q 'threads=2 n=19999991 seed=7\]'; then
+    t_pass "serial: graded at the overlay's sizes"; else t_fail "serial: not at the overlay's sizes: $(field serial 'r["output"]')"; fi
+# the same submission with task1 wrong: the line is named, its expected value is not
+printf '#include <stdio.h>\nint main(void) { printf("result sum_of_squares = 1\\n"); return 0; }\n' \
+    > "$work/serial/submission/01_threads/task1.c"
+run_case serial GRADE_TASK=01_threads/task1 GRADE_HIDE_EXPECTED=1
+expect serial 0 1 "result 'sum_of_squares': got 1, which is not the expected value"
+if field serial 'r["output"] + "".join(t["output"] for t in r.get("tests", []))' | grep -q 'expected [0-9]'; then
+    t_fail "serial: an expected value in the feedback: $(field serial 'r["output"]')"; else t_pass; fi
+
 # No task file: a checkout of something else.  Empty: nothing at all.
 mkdir -p "$work/notasks/submission/src"
 echo 'int main(void) { return 0; }' > "$work/notasks/submission/src/main.c"
@@ -131,5 +156,5 @@ expect empty 0 None "empty"
 sleep 1
 if pgrep -f "$work" >/dev/null; then t_fail "processes left running: $(pgrep -af "$work")"; else t_pass; fi
 
-t_summary check-gradescope "solved, broken, hostile, endless, task-less and empty submissions: valid results.json, \
+t_summary check-gradescope "solved, broken, hostile, endless, serial (overlay, hidden values), task-less and empty submissions: valid results.json, \
 scores as expected, nothing forged"
