@@ -107,6 +107,7 @@ static void detect_mpi(toolchain *tc)
     char *text = program_output(argv);
     free(asked);
     const launcher *own = launcher_from_version(text);
+    tc->launcher_recognised = own != NULL;
     tc->mpi_version = own ? own->version(text) : xstrdup("unknown MPI");
     free(text);
     if (!own)
@@ -460,8 +461,9 @@ void launcher_prefix(const toolchain *tc, const char *ranks, strlist *argv, strl
 
 int mpi_layer_applies(const toolchain *tc)
 {
-    const launcher *l = tc->launcher ? tc->launcher : &launchers[0];
-    return !l->chosen_by_environment && !tc->hosts && !tc->hostfile;
+    /* (an MPIEXEC the grader does not recognise may not take -genv or -x) */
+    return tc->launcher && tc->launcher_recognised && !tc->launcher->chosen_by_environment && !tc->hosts &&
+           !tc->hostfile;
 }
 
 void launch_command(const toolchain *tc, const task_meta *task, const run_config *cfg, const char *exe,

@@ -43,6 +43,7 @@ typedef struct {
     const launcher *launcher; /* what starts an MPI task's ranks (launchers.h), chosen by
                                * toolchain_detect; NULL (no MPI, or never detected): the table's
                                * first row, MPICH's Hydra */
+    int launcher_recognised; /* mpiexec --version named its MPI (not a wrapper of unknown ways) */
     char *pmi;               /* the PMI the launcher starts ranks with (srun's --mpi=: pmi2 for MPICH,
                               * pmix for Open MPI where srun has it), or NULL for the site's default */
     char *hosts;             /* GRADE_HOSTS (make grade HOSTS=a,b): mpiexec's hosts, or NULL */
@@ -111,8 +112,9 @@ void launch_command(const toolchain *tc, const task_meta *task, const run_config
  * NULL for none) loaded into every rank. */
 void launch_command_layer(const toolchain *tc, const task_meta *task, const run_config *cfg, const char *exe,
                           const char *layer, strlist *argv, strlist *env);
-/* 1 when the MPI work layer can follow the ranks: an MPI's own mpiexec on this machine.  Not
- * under srun or with HOSTS/HOSTFILE: the ranks' records would be written on other nodes. */
+/* 1 when the MPI work layer can follow the ranks: an MPI's own mpiexec (recognised: Hydra or
+ * Open MPI) on this machine.  Not under srun or with HOSTS/HOSTFILE (the ranks' records would
+ * be written on other nodes), nor with an MPIEXEC the grader does not recognise. */
 int mpi_layer_applies(const toolchain *tc);
 
 /* 1 when the task runs under the MPI launcher (KIND_MPI: mpi, cuda_mpi, nccl). */

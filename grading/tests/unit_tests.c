@@ -1236,6 +1236,7 @@ static void test_toolchain_cuda_mpi(void)
 static void use_launcher(toolchain *tc, const char *name, const char *pmi)
 {
     tc->launcher = launcher_lookup(name);
+    tc->launcher_recognised = 1;
     CU_ASSERT_PTR_NOT_NULL_FATAL(tc->launcher);
     free(tc->pmi);
     tc->pmi = pmi ? xstrdup(pmi) : NULL;
@@ -1297,8 +1298,12 @@ static void test_launcher_hydra(void)
     CU_ASSERT(words_are(&argv, WORDS("mpiexec", "-n", "4", "./t", "n=7")));
     CU_ASSERT(words_are(&env, NO_WORDS));
     sl_free(&argv), sl_free(&env);
-    /* the MPI work layer: loaded into the ranks, not into mpiexec */
+    /* the MPI work layer: loaded into the ranks, not into mpiexec; not through an mpiexec of
+     * unknown ways (a wrapper that names no MPI) */
     CU_ASSERT(mpi_layer_applies(&tc));
+    tc.launcher_recognised = 0;
+    CU_ASSERT(!mpi_layer_applies(&tc));
+    tc.launcher_recognised = 1;
     task_meta mpi_task = { .kind = "mpi" };
     char *keys[] = { "ranks" }, *values[] = { "2" };
     run_config two = { .label = "ranks=2", .nkeys = 1, .keys = keys, .values = values };
