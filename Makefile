@@ -107,10 +107,17 @@ grade: $(GRADE)
 	    || $(QUIET_FAILURE)
 
 ## test: the maintainers' checks: unit tests, generated tasks, solutions PASS, untouched tasks FAIL
+TEST_CHECKS = unit-test check-sim check-generated check-solutions check-tasks check-hostile \
+	    check-dictation check-perf check-cheats check-class check-gradescope check-learner-loop check-data-safety check-deps check-bench check-gpu check-shell check-grade-cli check-sandbox
 test:
 	$(Q)$(DEPS) ensure test
-	$(Q)$(MAKE) --no-print-directory unit-test check-sim check-generated check-solutions check-tasks check-hostile \
-	    check-dictation check-perf check-cheats check-class check-gradescope check-learner-loop check-data-safety check-deps check-bench check-gpu check-shell check-grade-cli check-sandbox
+	$(Q)seed=$${SEED:-$$(( $$(od -An -N4 -tu4 /dev/urandom | tr -d ' ') % 999999999 + 1 ))}; \
+	echo "make test: the draw SEED=$$seed (make test SEED=$$seed draws it again)"; \
+	for check in $(TEST_CHECKS); do \
+	    start=$$(date +%s); \
+	    $(MAKE) --no-print-directory $$check SEED=$$seed || exit 1; \
+	    echo "make test: $$check took $$(( $$(date +%s) - start )) s"; \
+	done
 	@echo "make test: all checks passed"
 
 unit-test: $(UNIT)
@@ -143,12 +150,12 @@ pristine: $(PRGEN)
 
 ## check-solutions: every reference solution, graded as if a learner wrote it, passes
 check-solutions: $(GRADE)
-	$(Q)$(if $(SEED),GRADE_SEED='$(SEED)') $(GRADE) --tasks-from solutions --expect pass --werror $(GRADE_FILTER) \
+	$(Q)$(if $(SEED),GRADE_SEED='$(SEED)') $(GRADE) --tasks-from solutions --expect pass --werror $(GRADE_FILTER) --ref-dir build/refs \
 	    --json build/check-solutions.json --junit build/check-solutions.xml
 
 ## check-tasks: every untouched task (generated afresh, not your copy) fails in every run, quickly
 check-tasks: $(GRADE) pristine
-	$(Q)$(if $(SEED),GRADE_SEED='$(SEED)') $(GRADE) --tasks-from build/pristine --expect fail --werror $(GRADE_FILTER) \
+	$(Q)$(if $(SEED),GRADE_SEED='$(SEED)') $(GRADE) --tasks-from build/pristine --expect fail --werror $(GRADE_FILTER) --ref-dir build/refs \
 	    --json build/check-tasks.json --junit build/check-tasks.xml
 
 ## sanitize: ASan+UBSan over the C and MPI solutions and the simulated CUDA ones, TSan (clang + Archer)

@@ -55,6 +55,9 @@ typedef struct {
     int method_run;          /* the runs judge the method (work.h): OpenMP's threads wait without
                               * spinning (OMP_WAIT_POLICY=passive), so that CPU time is work */
     int hide_expected;       /* --hide-expected: no expected value in messages or logs */
+    const char *ref_outputs; /* where the references' outputs are kept per configuration (with
+                              * --ref-dir: a class's graders, or check-solutions and check-tasks
+                              * on one draw, run each reference once), or NULL */
     const task_plan *plan;   /* the task being graded: its plan (grade_task sets it) */
 } grade_context;
 

@@ -69,8 +69,9 @@ static void usage(FILE *f)
           "  --gradescope FILE    also write Gradescope's results.json\n"
           "  --progress           print the record of your grading runs (make progress), and exit\n"
           "  --build-dir DIR      executables and logs go under DIR (default ROOT/build)\n"
-          "  --ref-dir DIR        reference executables go under DIR and are kept while up to date\n"
-          "                       (class grading: graders side by side share one set)\n"
+          "  --ref-dir DIR        reference executables go under DIR and are kept while up to date,\n"
+          "                       and their outputs at each configuration of a draw, so that each\n"
+          "                       reference runs once (class grading: graders side by side share one set)\n"
           "  --seed N             the draw of sizes and seeds (tasks.ini's lo..hi values): N from 1\n"
           "                       to 999999999 repeats a grading's draw (make grade SEED=N); default:\n"
           "                       GRADE_SEED, else a fresh draw at every grading\n"
@@ -783,7 +784,9 @@ static int grade_selected(const options *opt, const grade_policy *policy, const 
     term_init(opt->quiet);
     int perf = opt->perf ? perf_mode_parse(opt->perf) : opt->expect ? PERF_MODE_OFF : PERF_MODE_ON;
     grade_context ctx = { root, tasks_root, build_dir, &tc, policy, ref_dir, ref_dir != NULL, opt->verbose,
-                          !opt->expect, &sb, perf, 0, opt->hide_expected, NULL };
+                          !opt->expect, &sb, perf, 0, opt->hide_expected, NULL, NULL };
+    char *ref_outputs = ref_dir ? xasprintf("%s/outputs", ref_dir) : NULL;
+    ctx.ref_outputs = ref_outputs;
     /* The learner's own tasks: their grades, and the hints they opened, are remembered. */
     int own_tasks = !opt->expect && strcmp(tasks_root, root) == 0 && !opt->build_arg;
     char *progress_path = xasprintf("%s/progress.json", build_dir);
@@ -800,6 +803,7 @@ static int grade_selected(const options *opt, const grade_policy *policy, const 
     free(selected);
     free(build_dir);
     free(ref_dir);
+    free(ref_outputs);
     sandbox_free(&sb);
     toolchain_free(&tc);
     workbook_free(wb);
