@@ -15,11 +15,12 @@
  *   compute      CPU seconds of the process spent outside MPI calls.  Ranks that wait in MPI
  *                spin on a core, so CPU time in all says little; this part is the work.
  *   mpi          CPU seconds spent inside MPI calls (waiting included).
- *   sends/recvs  point-to-point messages sent and received (MPI_PROC_NULL not counted), and
+ *   sends/recvs  point-to-point messages sent to and received from another rank, and
  *                their bytes: a send's count, a blocking receive's status, a non-blocking
  *                receive's posted count.
- *   collectives  collective calls (blocking or not) and the bytes this rank handed in or took
- *                out of them: the root's whole array of a scatter or gather, the others' part.
+ *   collectives  collective calls (blocking or not) on communicators of two ranks or more, and
+ *                the bytes this rank handed in or took out of them: the root's whole array of a
+ *                scatter or gather, the others' part.
  * The record is one line, rewritten as the rank ends: "rank=R started=1" after MPI_Init,
  * then the counts with finalized=1 at MPI_Finalize or exit=1 at exit without it.  A rank
  * that ends otherwise (_exit, a signal) leaves its start line only.
@@ -190,19 +191,26 @@ void pr_mpi_work_scaffold(int begin)
 }
 
 #define OUTER (pw_depth == 1)
+/* Another rank of comm: not MPI_PROC_NULL, not this rank itself.  Only messages between two
+ * ranks, and collectives of two ranks or more, count: data that stays in the rank travels
+ * nowhere (MPI_COMM_SELF). */
+static int pw_other(MPI_Comm comm, int peer)
+{
+    return peer != MPI_PROC_NULL && peer != MPI_ANY_SOURCE && pw_comm_size(comm) > 1 && peer != pw_comm_rank(comm);
+}
 #define SEND(dest, n, t) \
     do { \
-        if (OUTER && (dest) != MPI_PROC_NULL) \
+        if (OUTER && pw_other(comm, (dest))) \
             pw.sends++, pw.bytes_sent += pw_bytes((n), (t)); \
     } while (0)
 #define RECV(src, n, t) \
     do { \
-        if (OUTER && (src) != MPI_PROC_NULL) \
+        if (OUTER && ((src) == MPI_ANY_SOURCE ? pw_comm_size(comm) > 1 : pw_other(comm, (src)))) \
             pw.recvs++, pw.bytes_recv += pw_bytes((n), (t)); \
     } while (0)
 #define COLL(bytes) \
     do { \
-        if (OUTER) \
+        if (OUTER && pw_comm_size(comm) > 1) \
             pw.colls++, pw.bytes_coll += (bytes); \
     } while (0)
 
@@ -296,7 +304,7 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Com
     MPI_Status mine;
     MPI_Status *st = status == MPI_STATUS_IGNORE ? &mine : status;
     int rc = real_PMPI_Recv(buf, count, type, src, tag, comm, st);
-    if (outer && rc == MPI_SUCCESS && src != MPI_PROC_NULL) {
+    if (outer && rc == MPI_SUCCESS && (src == MPI_ANY_SOURCE ? pw_comm_size(comm) > 1 : pw_other(comm, src))) {
         int got = count;
         if (real_PMPI_Get_count(st, type, &got) != MPI_SUCCESS || got == MPI_UNDEFINED)
             got = count;

@@ -25,8 +25,8 @@
  *
  * The work record: with PR_SIM_WORK=PREFIX in the environment, the program writes at exit
  * (PREFIX.PID) how its kernels spread their work: launches, threads, the fewest threads that
- * did half of it (a thread's work: 1 plus its loop ticks, which simpp puts in every loop of
- * the .cu file), the largest launch, and the bytes copied to the GPU, back and within it.
+ * did half of it (a thread's work: 1 plus its ticks, which simpp puts in every loop, label
+ * and function body of the .cu file), the largest launch, and the bytes copied to the GPU, back and within it.
  * The grader reads it (grading/src/work.h, method = gpu).
  *
  * Races: simcc --racecheck builds this file under ThreadSanitizer (CUDA_SIM_TSAN below):
@@ -433,12 +433,14 @@ inline State S;
 
 /* ---- the work record: how the program's kernels spread their work (for the grader) ----
  * simpp puts a tick() in every loop of the program's .cu file: a simulated thread's work
- * is 1 plus the loop iterations it ran (its own and its __device__ functions').  Per
+ * is 1 plus its ticks: simpp puts one in every loop (each pass), at every label (each pass:
+ * a goto loop) and at the start of every function body (each call: recursion), in the .cu
+ * file.  Per
  * program: the threads launched, their work, the fewest threads that did half of it (from
  * a histogram of powers of two), the largest launch, and the bytes copied each way.  With
  * PR_SIM_WORK=PREFIX in the environment, written at exit to PREFIX.PID as one line. */
 struct WorkRecord {
-    uint64_t ticks[1024];   /* the running block's threads' loop iterations */
+    uint64_t ticks[1024];   /* the running block's threads' ticks */
     uint64_t launches = 0, threads = 0, units = 0, max_units = 0;
     uint64_t hist_threads[64] = {}, hist_units[64] = {}; /* by floor(log2(units)) */
     dim3 grid{0, 0, 0}, block{0, 0, 0};                 /* the launch with the most threads */
@@ -447,7 +449,7 @@ struct WorkRecord {
 };
 inline WorkRecord W;
 
-/* One loop iteration of the running simulated thread (simpp's; nothing on the host).  The
+/* One step of the running simulated thread (simpp's ticks; nothing on the host).  The
  * count is the simulator's, not an access of the kernel's: the race checker does not see it. */
 CUDA_SIM_NOTSAN inline void tick_counted()
 {

@@ -23,7 +23,12 @@
  *       -> for (HEADER) if (::cuda_sim::tick(), false) {} else BODY
  *   while (COND)        (in a function; a do-while's too)
  *       -> while ((::cuda_sim::tick(), (COND)))
- *   (a loop iteration of a simulated thread, for the work record; nothing on the host)
+ *   label:              (in a function, at the start of a statement: a goto's target)
+ *       -> label: ::cuda_sim::tick();
+ *   ) {                 (a function's body)
+ *       -> ) { ::cuda_sim::tick();
+ *   (a loop iteration, a pass through a label and a call of a simulated thread, for the
+ *   work record; nothing on the host)
  * Comments, string and character literals are left alone.  Nothing moves to another
  * line, so the compiler's line numbers are the user's.  Exit 1 on an unterminated
  * launch (with file:line), 2 on usage or I/O errors.
@@ -64,6 +69,13 @@ static size_t space_before(size_t i)
     while (i > 0 && (isspace((unsigned char)src[i - 1]) || in_comment[i - 1]))
         i--;
     return i;
+}
+
+/* 1 when the token at src[i] starts a statement: after ';', '{' or '}' (or a label's ':'). */
+static int stmt_start(size_t i)
+{
+    size_t b = space_before(i);
+    return b == 0 || src[b - 1] == ';' || src[b - 1] == '{' || src[b - 1] == '}';
 }
 
 /* The start of the kernel expression that ends just before src[at] (the launch's '<<<'):
@@ -329,6 +341,21 @@ int main(int argc, char **argv)
                     continue;
                 }
             }
+            /* a label in a function (a goto's target): a tick each time it is passed */
+            if (braces > 0 && in_fn[braces - 1] && !in_launch && stmt_start(s) &&
+                !(n == 6 && !memcmp(src + s, "public", 6)) && !(n == 7 && !memcmp(src + s, "private", 7)) &&
+                !(n == 9 && !memcmp(src + s, "protected", 9))) {
+                size_t k = pos;
+                while (k < len && (src[k] == ' ' || src[k] == '\t'))
+                    k++;
+                if (k < len && src[k] == ':' && (k + 1 >= len || src[k + 1] != ':')) {
+                    emit(src + s, k + 1 - s);
+                    emits(" ::cuda_sim::tick();");
+                    pos = k + 1;
+                    last_id[0] = '\0';
+                    continue;
+                }
+            }
             if (n == 10 && !memcmp(src + s, "__shared__", 10) && braces > 0 && in_fn[braces - 1] &&
                 !shared_pending) {
                 shared_pending = 1;
@@ -378,8 +405,17 @@ int main(int argc, char **argv)
         }
         if (c == '{' && braces < (int)sizeof in_fn) {
             size_t b = space_before(pos);
+            int body = !(braces > 0 && in_fn[braces - 1]) && b > 0 && src[b - 1] == ')';
             in_fn[braces] = (braces > 0 && in_fn[braces - 1]) || (b > 0 && src[b - 1] == ')');
             braces++;
+            if (body && !in_launch && !shared_pending) {
+                /* a function's body: a tick at every call (recursion is a loop too) */
+                emits("{ ::cuda_sim::tick();");
+                pos++;
+                depth++;
+                last_id[0] = '\0';
+                continue;
+            }
         } else if (c == '}' && braces > 0) {
             braces--;
         }

@@ -63,8 +63,8 @@ typedef struct {
 } rank_work;
 
 /* A simulated CUDA program's kernels, from the simulator's record (grading/sim/cuda_sim.h,
- * PR_SIM_WORK): every process of the run together.  A thread's work is 1 plus the loop
- * iterations it ran. */
+ * PR_SIM_WORK): every process of the run together.  A thread's work is 1 plus its steps: the
+ * loop passes, labels passed and function calls simpp counts. */
 typedef struct {
     int seen;                      /* records read (0: not measured) */
     long long launches, threads, units, max_units;

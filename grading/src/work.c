@@ -301,7 +301,7 @@ char *work_check_ranks(const run_work *task, const run_work *ref, int asked)
             return sb.data;
         }
         /* data that travels in the reference's run (64 kB or more for this rank) travels in the task's */
-        if (rank_bytes(theirs) >= 65536 && rank_bytes(mine) < WORK_MIN_SHARE * rank_bytes(theirs)) {
+        if (rank_bytes(theirs) >= 65536 && rank_bytes(mine) < WORK_MIN_BYTES * rank_bytes(theirs)) {
             sb_printf(&sb, "right results, but rank %d handed MPI ", r);
             bytes_text(&sb, rank_bytes(mine));
             sb_printf(&sb, " where the reference's rank %d handed it ", r);
@@ -455,12 +455,13 @@ char *work_check_gpu(const run_work *task, const run_work *ref)
     if (mine->half_threads >= need)
         return NULL;
     strbuf sb = { 0 };
-    sb_printf(&sb, "right results, but half of the GPU's work was done by %lld thread%s of ", mine->half_threads,
-              mine->half_threads == 1 ? "" : "s");
+    sb_printf(&sb, "right results, but the GPU's work was not spread over its threads: its busiest thread ran %lld "
+                   "loop steps, and half of all the work was done by %lld of ",
+              mine->max_units, mine->half_threads);
     count_text(&sb, mine->threads);
-    sb_printf(&sb, " (the reference's: by ");
+    sb_printf(&sb, " threads (the reference's: by ");
     count_text(&sb, theirs->half_threads);
-    sb_printf(&sb, "): the work ran serially on the GPU; give every thread a share, one element each or a "
+    sb_printf(&sb, "); the work ran serially on the GPU: give every thread a share, one element each or a "
                    "grid-stride loop over many threads");
     return sb.data;
 }

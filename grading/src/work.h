@@ -27,6 +27,9 @@
 
 #define WORK_MIN_SHARE 0.25
 #define WORK_MIN_TOTAL 0.10
+/* method = ranks: the least share of the reference's bytes a rank hands MPI (its data may
+ * not be made on every rank instead, which leaves only the gather's half) */
+#define WORK_MIN_BYTES 0.6
 
 /* "2 threads, 67/33 % of 0.41 s CPU": the threads that did a visible part of the work (at
  * least 2 % of it) and their shares of it (a new string). */
@@ -41,7 +44,8 @@ char *work_check(const run_work *task, const run_work *ref, int asked, int proce
  * configuration with ranks=T, T >= 2, against the reference's at the same one.  Every rank the
  * reference's run had reaches MPI_Finalize; a rank that calls MPI in the reference's run calls
  * it in the task's; a rank that hands MPI 64 kB or more in the reference's run hands it at
- * least WORK_MIN_SHARE of that (the data travels; it is not made again on every rank); and
+ * least WORK_MIN_BYTES of that, to other ranks (the data travels; it is not made again on
+ * every rank, and a collective on MPI_COMM_SELF moves nothing); and
  * the ranks' compute (CPU time outside MPI calls) is spread like the reference's, by the same
  * rule as threads.  Outside MPI: a rank waiting in MPI spins on its core, so CPU time in all
  * would show a rank that does nothing as busy. */
@@ -54,7 +58,7 @@ void work_read_ranks(const char *dir, const char *prefix, run_work *w);
 
 /* method = gpu (simulated CUDA): the simulator's record (runner.h's gpu_work), against the
  * reference's at the same configuration.  The task launches a kernel, and half of its
- * kernels' work (a thread's: 1 plus its loop iterations) is done by at least an eighth of the
+ * kernels' work (a thread's: 1 plus its steps: loop passes, labels passed, calls) is done by at least an eighth of the
  * threads that do half of the reference's, or 512 threads: a kernel where one thread loops
  * over the whole array, or a handful of threads do it all, falls short; a grid-stride loop
  * over a smaller grid than the reference's does not.  NULL when it holds or cannot be judged. */

@@ -371,17 +371,19 @@ else
     t_fail "gpubench.cu does not build with simcc:"; sed 's/^/        /' "$out/gpubench.build" | head -10
 fi
 
-# The work record (PR_SIM_WORK): one_does_all's 4096 threads, thread 0 with 4096 loop
-# iterations (units 4097, the others 1: 8192 in all); each_one's 4096 threads, each 1 + 1
-# while-condition tick + 2 do-while condition ticks = 4 (16384): 24576 units, half 12288:
-# thread 0's 4097, then 2048 of the 4s (8191 more) -> 2049 threads.  Copies: 16384 B to the GPU, 4 B back,
-# 64 B within it.
+# The work record (PR_SIM_WORK).  A thread's units: 1, +1 for the kernel's call, +1 a tick.
+# one_does_all, 4096 threads: thread 0 also 4096 loop passes (4098), the others 2 (8190 in
+# all, 12288); each_one, 4096 threads of 6 (+1 while test, +1 twice()'s call, +2 do-while
+# tests: 24576); by_goto, 32 threads: thread 0 2 + 101 label passes + 11 calls of depth()
+# (114), the others 2 (176 in all).  37040 units; half, 18520: 4098 + 114, then 2385 of the
+# 6s: 2387 threads.  Copies: 16384 B to the GPU, 4 B back, 64 B within it; the invalid
+# launch is not counted.
 if build workrec; then
     rm -f "$out"/workrec-rec.*
     if PR_SIM_WORK="$out/workrec-rec" "$out/workrec" > "$out/workrec.out" 2>&1 &&
         [ "$(cat "$out/workrec.out")" = "sum 12285" ]; then
         rec=$(cat "$out"/workrec-rec.* 2>/dev/null)
-        want="launches=2 threads=8192 units=24576 max_units=4097 half_threads=2049 grid=16,1,1 block=256,1,1 h2d=16384 d2h=4 d2d=64"
+        want="launches=3 threads=8224 units=37040 max_units=4098 half_threads=2387 grid=16,1,1 block=256,1,1 h2d=16384 d2h=4 d2d=64"
         if [ "$rec" = "$want" ]; then t_pass "the work record: $rec"; else
             t_fail "the work record: got '$rec', want '$want'"; fi
     else

@@ -1,6 +1,6 @@
-// workrec.cu -- the work record (PR_SIM_WORK).  A thread's work is 1 plus its loop ticks:
-// a for loop ticks at each pass through its body, a while or do-while loop at each test
-// of its condition, in the kernel and in its __device__ functions.  The record holds the
+// workrec.cu -- the work record (PR_SIM_WORK).  A thread's work is 1 plus its ticks: a
+// for loop ticks at each pass through its body, a while or do-while loop at each test of
+// its condition, a label at each pass, a function at each call (the kernel's own too).  The record holds the
 // fewest threads that did half the work, the largest launch and the bytes copied each
 // way.  Host loops count nothing.  run.sh checks the record's line.
 #include <cstdio>
@@ -37,6 +37,25 @@ __global__ void each_one(const int *x, int *y, int n)
         y[i] = twice(x[i]);
 }
 
+__device__ int depth(int k) // k + 1 calls
+{
+    return k > 0 ? 1 + depth(k - 1) : 0;
+}
+
+// thread 0: a goto loop (101 passes through its label) and a recursion (11 calls)
+__global__ void by_goto(int *out)
+{
+    if (threadIdx.x != 0)
+        return;
+    int i = 0;
+again:
+    if (i < 100) {
+        i++;
+        goto again;
+    }
+    *out = i + depth(10);
+}
+
 int main()
 {
     const int n = 4096;
@@ -45,10 +64,13 @@ int main()
         h[i] = i % 7;
     cudaMalloc(&x, n * sizeof(int));
     cudaMalloc(&y, n * sizeof(int));
-    cudaMalloc(&out, sizeof(int));
+    cudaMalloc(&out, 2 * sizeof(int));
     cudaMemcpy(x, h, n * sizeof(int), cudaMemcpyHostToDevice);
     one_does_all<<<16, 256>>>(x, out, n);
     each_one<<<32, 128>>>(x, y, n);
+    by_goto<<<1, 32>>>(out + 1);
+    cudaDeviceSynchronize();
+    by_goto<<<0, 32>>>(out); // an invalid launch: not counted
     int s = 0;
     cudaMemcpy(&s, out, sizeof s, cudaMemcpyDeviceToHost);
     cudaMemcpy(y, x, 64, cudaMemcpyDeviceToDevice);
