@@ -282,6 +282,10 @@ char *work_check_ranks(const run_work *task, const run_work *ref, int asked)
         return xasprintf("right results, but your program never started MPI (no rank reached MPI_Init): with "
                          "ranks=%d, the %d ranks work together through MPI",
                          asked, asked);
+    if (task->nranks > ref->nranks)
+        return xasprintf("right results, but the MPI layer's records of your run name %d ranks where %d ran: the "
+                         "work cannot be judged from records written by the program",
+                         task->nranks, ref->nranks);
     strbuf sb = { 0 };
     /* every rank the reference's run had took part, and talked where the reference's did */
     for (int r = 0; r < ref->nranks && r < WORK_MAX_RANKS; r++) {
@@ -445,6 +449,10 @@ char *work_check_gpu(const run_work *task, const run_work *ref)
     if (!mine->seen)
         return xstrdup("right results, but the simulator left no record of your program's GPU work (did it end "
                        "through _exit, or a crash?): the grader cannot tell that the GPU did the work");
+    if (mine->seen > theirs->seen)
+        return xasprintf("right results, but the simulator's records of your run were %d where its processes were %d: "
+                         "the GPU's work cannot be judged from records written by the program",
+                         mine->seen, theirs->seen);
     if (mine->launches == 0)
         return xstrdup("right results, but your program launched no kernel: the GPU did none of the work");
     long long need = theirs->half_threads / 8;

@@ -860,6 +860,13 @@ static void test_work_check_ranks(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(why = work_check_ranks(&none, &ref, 2));
     CU_ASSERT_PTR_NOT_NULL(strstr(why, "never started MPI"));
     free(why);
+    /* a record of a rank that did not run (one the program wrote) */
+    run_work extra = ref;
+    extra.nranks = 3;
+    extra.ranks[2] = ref.ranks[1];
+    CU_ASSERT_PTR_NOT_NULL_FATAL(why = work_check_ranks(&extra, &ref, 2));
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "name 3 ranks where 2 ran"));
+    free(why);
     /* not measured on the reference's side (srun, other hosts): nothing judged */
     CU_ASSERT_PTR_NULL(work_check_ranks(&none, &none, 2));
     /* too little computing to judge the shares: only the messages count */
@@ -933,6 +940,12 @@ static void test_work_check_gpu(void)
     CU_ASSERT_PTR_NULL(work_check_gpu(&small_task, &small));
     small_task.gpu.half_threads = 9;
     CU_ASSERT_PTR_NOT_NULL(why = work_check_gpu(&small_task, &small));
+    free(why);
+    /* a record more than the processes (one the program wrote) */
+    task = ref;
+    task.gpu.seen = 3;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(why = work_check_gpu(&task, &ref));
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "records of your run were 3 where its processes were 2"));
     free(why);
     /* no kernel at all; no record (ended through _exit); no record of the reference's */
     task = ref;
