@@ -502,6 +502,18 @@ inline uint64_t work_half_threads()
     return threads;
 }
 
+/* The median thread's work: the mean of the bucket that holds the middle thread. */
+inline uint64_t work_median_units()
+{
+    uint64_t half = (W.threads + 1) / 2, seen = 0;
+    for (int b = 0; b < 64; b++) {
+        seen += W.hist_threads[b];
+        if (W.hist_threads[b] && seen >= half)
+            return W.hist_units[b] / W.hist_threads[b];
+    }
+    return 0;
+}
+
 inline void work_write()
 {
     const char *prefix = getenv("PR_SIM_WORK");
@@ -513,10 +525,11 @@ inline void work_write()
     if (!f)
         return;
     fprintf(f,
-            "launches=%llu threads=%llu units=%llu max_units=%llu half_threads=%llu grid=%u,%u,%u block=%u,%u,%u "
-            "h2d=%llu d2h=%llu d2d=%llu\n",
+            "launches=%llu threads=%llu units=%llu max_units=%llu median_units=%llu half_threads=%llu "
+            "grid=%u,%u,%u block=%u,%u,%u h2d=%llu d2h=%llu d2d=%llu\n",
             (unsigned long long)W.launches, (unsigned long long)W.threads, (unsigned long long)W.units,
-            (unsigned long long)W.max_units, (unsigned long long)work_half_threads(), W.grid.x, W.grid.y, W.grid.z,
+            (unsigned long long)W.max_units, (unsigned long long)work_median_units(),
+            (unsigned long long)work_half_threads(), W.grid.x, W.grid.y, W.grid.z,
             W.block.x, W.block.y, W.block.z, (unsigned long long)W.h2d, (unsigned long long)W.d2h,
             (unsigned long long)W.d2d);
     fclose(f);

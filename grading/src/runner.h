@@ -68,6 +68,8 @@ typedef struct {
 typedef struct {
     int seen;                      /* records read (0: not measured) */
     long long launches, threads, units, max_units;
+    long long median_units;        /* the median thread's work (of the record where the busiest
+                                    * thread stands out most from it) */
     long long half_threads;        /* the fewest threads that did half the work */
     unsigned grid[3], block[3];    /* the launch with the most threads */
     long long h2d, d2h, d2d;       /* bytes copied to the GPU, back, and within it */

@@ -371,16 +371,20 @@ void work_read_gpu(const char *dir, const char *prefix, run_work *w)
         gpu_work g = { 0 };
         if (fgets(line, sizeof line, f) &&
             sscanf(line,
-                   "launches=%lld threads=%lld units=%lld max_units=%lld half_threads=%lld grid=%u,%u,%u "
-                   "block=%u,%u,%u h2d=%lld d2h=%lld d2d=%lld",
-                   &g.launches, &g.threads, &g.units, &g.max_units, &g.half_threads, &g.grid[0], &g.grid[1],
-                   &g.grid[2], &g.block[0], &g.block[1], &g.block[2], &g.h2d, &g.d2h, &g.d2d) == 14) {
+                   "launches=%lld threads=%lld units=%lld max_units=%lld median_units=%lld half_threads=%lld "
+                   "grid=%u,%u,%u block=%u,%u,%u h2d=%lld d2h=%lld d2d=%lld",
+                   &g.launches, &g.threads, &g.units, &g.max_units, &g.median_units, &g.half_threads, &g.grid[0],
+                   &g.grid[1], &g.grid[2], &g.block[0], &g.block[1], &g.block[2], &g.h2d, &g.d2h, &g.d2d) == 15) {
             gpu_work *t = &w->gpu;
             t->seen++;
             t->launches += g.launches, t->threads += g.threads, t->units += g.units, t->half_threads += g.half_threads;
             t->h2d += g.h2d, t->d2h += g.d2h, t->d2d += g.d2d;
-            if (g.max_units > t->max_units)
+            /* the busiest thread against the median one: the record where it stands out most */
+            if (g.median_units > 0 && (t->median_units == 0 || (double)g.max_units / (double)g.median_units >
+                                                                     (double)t->max_units / (double)t->median_units)) {
                 t->max_units = g.max_units;
+                t->median_units = g.median_units;
+            }
             if ((long long)g.grid[0] * g.grid[1] * g.grid[2] * g.block[0] * g.block[1] * g.block[2] >
                 (long long)t->grid[0] * t->grid[1] * t->grid[2] * t->block[0] * t->block[1] * t->block[2]) {
                 memcpy(t->grid, g.grid, sizeof g.grid);
@@ -429,7 +433,7 @@ char *work_gpu_summary(const run_work *w)
         count_text(&sb, g->half_threads);
         sb_printf(&sb, " of ");
         count_text(&sb, g->threads);
-        sb_printf(&sb, " threads");
+        sb_printf(&sb, " threads, the busiest ran %lld steps, the median one %lld", g->max_units, g->median_units);
     }
     sb_printf(&sb, "; copied ");
     bytes_text(&sb, g->h2d);
@@ -455,6 +459,16 @@ char *work_check_gpu(const run_work *task, const run_work *ref)
                          mine->seen, theirs->seen);
     if (mine->launches == 0)
         return xstrdup("right results, but your program launched no kernel: the GPU did none of the work");
+    /* the busiest thread against the median one: at most 64 times its steps, or 8 times the
+     * reference's ratio */
+    double spread = mine->median_units > 0 ? (double)mine->max_units / (double)mine->median_units : 0;
+    double ref_spread = theirs->median_units > 0 ? (double)theirs->max_units / (double)theirs->median_units : 0;
+    if (spread > WORK_GPU_SPREAD && spread > 8 * ref_spread)
+        return xasprintf("right results, but the GPU's work was not spread over its threads: the busiest thread ran "
+                         "%lld steps where the median one ran %lld (in the reference: %lld and %lld); the work ran "
+                         "serially on the GPU: give every thread a share, one element each or a grid-stride loop "
+                         "over many threads",
+                         mine->max_units, mine->median_units, theirs->max_units, theirs->median_units);
     long long need = theirs->half_threads / 8;
     if (need > 512)
         need = 512;

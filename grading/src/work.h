@@ -30,6 +30,8 @@
 /* method = ranks: the least share of the reference's bytes a rank hands MPI (its data may
  * not be made on every rank instead, which leaves only the gather's half) */
 #define WORK_MIN_BYTES 0.6
+/* method = gpu: the most steps the busiest GPU thread may run per step of the median one */
+#define WORK_GPU_SPREAD 64
 
 /* "2 threads, 67/33 % of 0.41 s CPU": the threads that did a visible part of the work (at
  * least 2 % of it) and their shares of it (a new string). */
@@ -57,8 +59,10 @@ char *work_ranks_summary(const run_work *w);
 void work_read_ranks(const char *dir, const char *prefix, run_work *w);
 
 /* method = gpu (simulated CUDA): the simulator's record (runner.h's gpu_work), against the
- * reference's at the same configuration.  The task launches a kernel, and half of its
- * kernels' work (a thread's: 1 plus its steps: loop passes, labels passed, calls) is done by at least an eighth of the
+ * reference's at the same configuration.  The task launches a kernel; its busiest thread runs
+ * at most WORK_GPU_SPREAD times the steps of the median one (or 8 times the reference's
+ * ratio), so that idle threads around one that loops over everything do not hide it; and
+ * half of its kernels' work (a thread's: 1 plus its steps: loop passes, labels passed, calls) is done by at least an eighth of the
  * threads that do half of the reference's, or 512 threads: a kernel where one thread loops
  * over the whole array, or a handful of threads do it all, falls short; a grid-stride loop
  * over a smaller grid than the reference's does not.  NULL when it holds or cannot be judged. */

@@ -892,17 +892,18 @@ static void test_work_check_gpu(void)
     snprintf(path, sizeof path, "%s/gpu.101", dir);
     FILE *f = fopen(path, "w");
     CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-    fputs("launches=2 threads=200000 units=400000 max_units=9 half_threads=100000 grid=391,1,1 block=256,1,1 "
-          "h2d=400000 d2h=8 d2d=0\n", f);
+    fputs("launches=2 threads=200000 units=400000 max_units=9 median_units=2 half_threads=100000 grid=391,1,1 "
+          "block=256,1,1 h2d=400000 d2h=8 d2d=0\n", f);
     fclose(f);
     snprintf(path, sizeof path, "%s/gpu.102", dir);
     f = fopen(path, "w");
-    fputs("launches=1 threads=1024 units=1024 max_units=1 half_threads=512 grid=4,2,1 block=16,16,1 h2d=10 d2h=20 "
-          "d2d=30\n", f);
+    fputs("launches=1 threads=1024 units=1024 max_units=1 median_units=1 half_threads=512 grid=4,2,1 block=16,16,1 "
+          "h2d=10 d2h=20 d2d=30\n", f);
     fclose(f);
     snprintf(path, sizeof path, "%s/rank.0", dir); /* another prefix: not read */
     f = fopen(path, "w");
-    fputs("launches=9 threads=9 units=9 max_units=9 half_threads=9 grid=1,1,1 block=1,1,1 h2d=0 d2h=0 d2d=0\n", f);
+    fputs("launches=9 threads=9 units=9 max_units=9 median_units=9 half_threads=9 grid=1,1,1 block=1,1,1 h2d=0 "
+          "d2h=0 d2d=0\n", f);
     fclose(f);
     run_work ref = { 0 };
     work_read_gpu(dir, "gpu", &ref);
@@ -915,10 +916,13 @@ static void test_work_check_gpu(void)
     CU_ASSERT(ref.gpu.grid[0] == 391 && ref.gpu.block[0] == 256);
     char *summary = work_gpu_summary(&ref);
     CU_ASSERT_STRING_EQUAL(summary, "GPU (simulated): 3 kernel launches, the largest 391 blocks of 256; half the work "
-                                    "done by 101k of 201k threads; copied 400.0 kB to the GPU, 28 B back");
+                                    "done by 101k of 201k threads, the busiest ran 9 steps, the median one 2; copied "
+                                    "400.0 kB to the GPU, 28 B back");
     free(summary);
     CU_ASSERT_PTR_NULL(work_check_gpu(&ref, &ref));
-    /* one thread did half the work */
+    CU_ASSERT_EQUAL(ref.gpu.max_units, 9); /* the record where the busiest stands out most */
+    CU_ASSERT_EQUAL(ref.gpu.median_units, 2);
+    /* one thread did half the work (a tiny grid) */
     run_work task = ref;
     task.gpu.half_threads = 1;
     char *why = work_check_gpu(&task, &ref);
@@ -927,6 +931,15 @@ static void test_work_check_gpu(void)
                                       "201k threads (the reference's: by 101k)"));
     CU_ASSERT_PTR_NOT_NULL(strstr(why, "ran serially on the GPU"));
     free(why);
+    /* one thread loops over everything, the many others idle: half the work looks spread */
+    task = ref;
+    task.gpu.max_units = 100005, task.gpu.median_units = 2;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(why = work_check_gpu(&task, &ref));
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "the busiest thread ran 100005 steps where the median one ran 2 (in the "
+                                      "reference: 9 and 2)"));
+    free(why);
+    task.gpu.max_units = 128; /* 64 times the median: within */
+    CU_ASSERT_PTR_NULL(work_check_gpu(&task, &ref));
     /* a grid-stride loop over fewer threads than the reference's, 512 or more doing half: fine */
     task.gpu.half_threads = 512;
     CU_ASSERT_PTR_NULL(work_check_gpu(&task, &ref));

@@ -383,7 +383,7 @@ if build workrec; then
     if PR_SIM_WORK="$out/workrec-rec" "$out/workrec" > "$out/workrec.out" 2>&1 &&
         [ "$(cat "$out/workrec.out")" = "sum 12285" ]; then
         rec=$(cat "$out"/workrec-rec.* 2>/dev/null)
-        want="launches=3 threads=8224 units=37040 max_units=4098 half_threads=2387 grid=16,1,1 block=256,1,1 h2d=16384 d2h=4 d2d=64"
+        want="launches=3 threads=8224 units=37040 max_units=4098 median_units=2 half_threads=2387 grid=16,1,1 block=256,1,1 h2d=16384 d2h=4 d2d=64"
         if [ "$rec" = "$want" ]; then t_pass "the work record: $rec"; else
             t_fail "the work record: got '$rec', want '$want'"; fi
     else
