@@ -232,17 +232,33 @@ cheat = ("static void rescale_serial(const double *x, double *y, long n);\n" + m
          "    if (rank == 0) /* rank 0 rescales it all; nothing travels */\n        rescale_serial(x, y, n);\n}\n")
 open(sys.argv[2], "w").write(s[:m.start()] + cheat + s[m.end():])
 EOF
-for f in r0all/03_mpi/task1.c r0reduce/03_mpi/task1.c r0all/03_mpi/task3.c; do
+# the same rank-0 rescale, with bytes faked on MPI_COMM_SELF (a collective with no peer)
+mkdir -p "$tmp/r0self/03_mpi"
+python3 - "$tmp/r0all/03_mpi/task3.c" "$tmp/r0self/03_mpi/task3.c" <<'EOF'
+import sys
+s = open(sys.argv[1]).read()
+old = "    if (rank == 0) /* rank 0 rescales it all; nothing travels */\n"
+if old not in s:
+    sys.exit("no rank-0 rescale to add the fake bytes to")
+fake = ("    double *junk = alloc_block((int)n); /* bytes that go nowhere */\n"
+        "    MPI_Bcast(junk, (int)n, MPI_DOUBLE, 0, MPI_COMM_SELF);\n"
+        "    MPI_Bcast(junk, (int)n, MPI_DOUBLE, 0, MPI_COMM_SELF);\n    free(junk);\n")
+open(sys.argv[2], "w").write(s.replace(old, fake + old))
+EOF
+for f in r0all/03_mpi/task1.c r0reduce/03_mpi/task1.c r0all/03_mpi/task3.c r0self/03_mpi/task3.c; do
     [ -s "$tmp/$f" ] || t_fail "could not write $f (the solution changed?)"
 done
 grade_as r0all 6666 03_mpi/task1 03_mpi/task3
 grade_as r0reduce 6666 03_mpi/task1
+grade_as r0self 6666 03_mpi/task3
 expect_fail r0all 03_mpi/task1 "right results, but rank [1-9] never called MPI|rank 0 did [0-9]+ % of the computing" \
     "rank 0 adds up everything, no partial sum travels"
 expect_fail r0reduce 03_mpi/task1 "right results, but rank 0 did [0-9]+ % of the computing" \
     "rank 0 adds up everything, every rank calls MPI_Reduce"
 expect_fail r0all 03_mpi/task3 "right results, but rank [0-9] never called MPI after MPI_Init|rank 1 handed MPI .* the data is meant to travel" \
     "rank 0 rescales the whole array, nothing scattered"
+expect_fail r0self 03_mpi/task3 "right results, but rank [0-9] (never called MPI after MPI_Init|handed MPI .* the data is meant to travel)" \
+    "rank 0 rescales the whole array, bytes faked on MPI_COMM_SELF"
 $G --tasks-from solutions --seed 6666 --quiet --task 03_mpi/task1,03_mpi/task3 \
     --json "$tmp/honest-mpi.json" --junit "$tmp/honest-mpi.xml" > "$tmp/honest-mpi.log" 2>&1
 if [ "$(statuses "$tmp/honest-mpi.json" | cut -f2 | sort -u)" = PASS ]; then t_pass; else
@@ -267,7 +283,15 @@ cheat = ("__global__ void sum_kernel(const unsigned *x, long n, unsigned long lo
          "        *total = s;\n    }\n}\n")
 open(sys.argv[2], "w").write(s[:m.start()] + cheat + s[m.end():])
 EOF
+# the same with every other thread running a short loop of its own (work that looks spread)
+mkdir -p "$tmp/onebusy/04_cuda"
+sed 's|^    if (blockIdx.x == 0 \&\& threadIdx.x == 0) { /\* one thread adds it all \*/|    for (volatile int k = 0; k < 8; k++) { } /* every thread: a loop of its own */\n&|' \
+    "$tmp/onethread/04_cuda/task2.cu" > "$tmp/onebusy/04_cuda/task2.cu"
+grep -q 'a loop of its own' "$tmp/onebusy/04_cuda/task2.cu" || t_fail "could not write the dummy-loop 04 task2"
 if [ -s "$tmp/onethread/04_cuda/task2.cu" ]; then
+    GRADE_CUDA=sim grade_as onebusy 6666 04_cuda/task2
+    expect_fail onebusy 04_cuda/task2 "the busiest thread ran [0-9]+ steps where the median one ran" \
+        "one GPU thread sums the whole array, the others run a loop of their own (simulated)"
     GRADE_CUDA=sim grade_as onethread 6666 04_cuda/task2
     expect_fail onethread 04_cuda/task2 "right results, but the GPU's work was not spread over its threads: .*ran serially on the GPU" \
         "one GPU thread sums the whole array (simulated)"
