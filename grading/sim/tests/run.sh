@@ -390,8 +390,8 @@ if build workrec; then
         t_fail "workrec: $(head -5 "$out/workrec.out")"
     fi
     "$out/workrec" > /dev/null 2>&1
-    if ls "$out"/workrec-rec.* > /dev/null 2>&1 && [ "$(ls "$out"/workrec-rec.* | wc -l)" = 1 ]; then t_pass; else
-        t_fail "a record without PR_SIM_WORK, or more than one: $(ls "$out")"; fi
+    if [ "$(find "$out" -maxdepth 1 -name 'workrec-rec.*' | wc -l)" = 1 ]; then t_pass; else
+        t_fail "a record without PR_SIM_WORK, or more than one: $(find "$out" -maxdepth 1 -name 'workrec-rec.*')"; fi
 fi
 
 # The same sources compile with the real nvcc (no GPU needed).
