@@ -95,6 +95,21 @@ char *run_describe(const run_result *res, double timeout)
 
 /* ---- the leftover sweep ---------------------------------------------------- */
 
+/* Reads a small /proc file (at most size - 1 bytes) into buf, NUL-terminated: its length, or
+ * 0 when it cannot be read or is empty. */
+static size_t read_small(const char *path, char *buf, size_t size)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, size - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    return (size_t)n;
+}
+
 /* Lists the processes whose parent is `parent` or whose session (or process group) is `session`
  * (0: none), skipping zombies unless want_zombies.  Returns how many went into pids. */
 static int find_processes(pid_t parent, pid_t session, int want_zombies, pid_t *pids, int max)
@@ -109,14 +124,8 @@ static int find_processes(pid_t parent, pid_t session, int want_zombies, pid_t *
             continue;
         char path[300], buf[512];
         snprintf(path, sizeof path, "/proc/%s/stat", entry->d_name);
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
+        if (!read_small(path, buf, sizeof buf))
             continue;
-        ssize_t n = read(fd, buf, sizeof buf - 1);
-        close(fd);
-        if (n <= 0)
-            continue;
-        buf[n] = '\0';
         /* pid (comm) state ppid pgrp session ...: comm may hold spaces and ')'. */
         char *close_paren = strrchr(buf, ')');
         if (!close_paren)
@@ -331,14 +340,8 @@ static void work_note(work_table *t, int id, double cpu)
 static int stat_times(const char *path, double *own, double *children)
 {
     char buf[1024];
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    if (!read_small(path, buf, sizeof buf))
         return 0;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return 0;
-    buf[n] = '\0';
     char *p = strrchr(buf, ')');
     unsigned long long ut, st;
     long long cut, cst;
@@ -358,14 +361,9 @@ static double thread_cpu(int pid, int tid)
 {
     char path[96], buf[128];
     snprintf(path, sizeof path, "/proc/%d/task/%d/schedstat", pid, tid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd >= 0) {
-        ssize_t n = read(fd, buf, sizeof buf - 1);
-        close(fd);
-        unsigned long long ns;
-        if (n > 0 && (buf[n] = '\0', sscanf(buf, "%llu", &ns) == 1))
-            return (double)ns * 1e-9;
-    }
+    unsigned long long ns;
+    if (read_small(path, buf, sizeof buf) && sscanf(buf, "%llu", &ns) == 1)
+        return (double)ns * 1e-9;
     snprintf(path, sizeof path, "/proc/%d/task/%d/stat", pid, tid);
     double own, children;
     return stat_times(path, &own, &children) ? own : -1;
@@ -379,14 +377,8 @@ static void work_add_children(work_sampler *w)
     for (int i = 0; i < known && w->npids < WORK_MAX; i++) {
         char path[96], buf[1024];
         snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)w->pids[i], (int)w->pids[i]);
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
+        if (!read_small(path, buf, sizeof buf))
             continue;
-        ssize_t n = read(fd, buf, sizeof buf - 1);
-        close(fd);
-        if (n <= 0)
-            continue;
-        buf[n] = '\0';
         for (char *p = buf, *end; *p && w->npids < WORK_MAX; p = end) {
             long child = strtol(p, &end, 10);
             if (end == p)

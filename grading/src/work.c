@@ -187,15 +187,22 @@ void work_read_ranks(const char *dir, const char *prefix, run_work *w)
     }
 }
 
+/* n as is below `plain`, else in thousands (kilo) below `kilo`, else in millions: "2.4 MB",
+ * "4000k threads" (unit: " B" or "") */
+static void scaled_text(strbuf *sb, long long n, long long plain, long long kilo, const char *unit)
+{
+    if (n < plain)
+        sb_printf(sb, "%lld%s", n, unit);
+    else if (n < kilo)
+        sb_printf(sb, *unit ? "%.1f k%s" : "%.0fk%s", n / 1e3, *unit ? unit + 1 : "");
+    else
+        sb_printf(sb, *unit ? "%.1f M%s" : "%.1fM%s", n / 1e6, *unit ? unit + 1 : "");
+}
+
 /* "2.4 MB" */
 static void bytes_text(strbuf *sb, long long b)
 {
-    if (b < 1000)
-        sb_printf(sb, "%lld B", b);
-    else if (b < 1000000)
-        sb_printf(sb, "%.1f kB", b / 1e3);
-    else
-        sb_printf(sb, "%.1f MB", b / 1e6);
+    scaled_text(sb, b, 1000, 1000000, " B");
 }
 
 static long long rank_bytes(const rank_work *r)
@@ -400,12 +407,7 @@ void work_read_gpu(const char *dir, const char *prefix, run_work *w)
 /* "4.2M" */
 static void count_text(strbuf *sb, long long n)
 {
-    if (n < 10000)
-        sb_printf(sb, "%lld", n);
-    else if (n < 10000000)
-        sb_printf(sb, "%.0fk", n / 1e3);
-    else
-        sb_printf(sb, "%.1fM", n / 1e6);
+    scaled_text(sb, n, 10000, 10000000, "");
 }
 
 static void dims_text(strbuf *sb, const unsigned *d)
