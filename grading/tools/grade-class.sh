@@ -62,7 +62,7 @@ esac
 if [ -n "${SEED:-}" ]; then
     { [[ "$SEED" =~ ^[1-9][0-9]{0,8}$ ]]; } || die "SEED=$SEED: a whole number from 1 to 999999999"
     export GRADE_SEED=$SEED
-    seed_said="the draw SEED gives"
+    seed_said="the draw SEED=$SEED"
 else
     GRADE_SEED=$(( $(od -An -N4 -tu4 /dev/urandom | tr -d ' ') % 999999999 + 1 ))
     export GRADE_SEED
