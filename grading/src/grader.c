@@ -619,7 +619,7 @@ static void run_program(const grade_context *ctx, const task_meta *task, const r
     char *records = NULL;
     if (layer || simulated) {
         const char *tmp = getenv("TMPDIR");
-        records = xasprintf("%s/pr-ranks-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+        records = xasprintf("%s/pr-records-XXXXXX", tmp && *tmp ? tmp : "/tmp");
         if (!mkdtemp(records)) {
             free(records);
             records = NULL;
