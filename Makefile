@@ -112,10 +112,10 @@ TEST_CHECKS = unit-test check-sim check-generated check-solutions check-tasks ch
 test:
 	$(Q)$(DEPS) ensure test
 	$(Q)seed=$${SEED:-$$(( $$(od -An -N4 -tu4 /dev/urandom | tr -d ' ') % 999999999 + 1 ))}; \
-	echo "make test: check-solutions and check-tasks on the draw SEED=$$seed (make test SEED=$$seed draws it again)"; \
+	echo "make test: check-solutions on three draws from SEED=$$seed, check-tasks on that one (make test SEED=$$seed draws them again)"; \
 	for check in $(TEST_CHECKS); do \
 	    start=$$(date +%s); \
-	    case $$check in check-solutions|check-tasks) draw=SEED=$$seed ;; *) draw= ;; esac; \
+	    case $$check in check-solutions) draw="SEED=$$seed DRAWS=3" ;; check-tasks) draw=SEED=$$seed ;; *) draw= ;; esac; \
 	    $(MAKE) --no-print-directory $$check $$draw || exit 1; \
 	    echo "make test: $$check took $$(( $$(date +%s) - start )) s"; \
 	done
@@ -149,10 +149,18 @@ check-dictation: $(GRADE)
 pristine: $(PRGEN)
 	$(Q)bash grading/tools/pristine.sh build/pristine
 
-## check-solutions: every reference solution, graded as if a learner wrote it, passes
+## check-solutions: every reference solution, graded as if a learner wrote it, passes, at DRAWS draws
+##                  (default 1; make test: 3): the first at SEED (else a fresh one), each next drawn from it
 check-solutions: $(GRADE)
-	$(Q)$(if $(SEED),GRADE_SEED='$(SEED)') $(GRADE) --tasks-from solutions --expect pass --werror $(GRADE_FILTER) --ref-dir build/refs \
-	    --json build/check-solutions.json --junit build/check-solutions.xml
+	$(Q)seed=$${SEED:-$$(( $$(od -An -N4 -tu4 /dev/urandom | tr -d ' ') % 999999999 + 1 ))}; draws=$(or $(DRAWS),1); \
+	case $$draws in [1-9]|[1-9][0-9]) ;; *) echo "check-solutions: DRAWS=$$draws: a number of draws, 1 to 99" >&2; exit 2 ;; esac; \
+	for i in $$(seq $$draws); do \
+	    [ $$draws -eq 1 ] || echo "check-solutions: draw $$i of $$draws: SEED=$$seed"; \
+	    GRADE_SEED=$$seed $(GRADE) --tasks-from solutions --expect pass --werror $(GRADE_FILTER) --ref-dir build/refs \
+	        --json build/check-solutions.json --junit build/check-solutions.xml \
+	        || { echo "check-solutions: failed at SEED=$$seed (make check-solutions SEED=$$seed grades that draw again)"; exit 1; }; \
+	    seed=$$(( seed * 48271 % 999999999 + 1 )); \
+	done
 
 ## check-tasks: every untouched task (generated afresh, not your copy) fails in every run, quickly
 check-tasks: $(GRADE) pristine
@@ -168,16 +176,19 @@ sanitize: $(GRADE)
 sanitize-gpu: $(GRADE)
 	$(Q)bash grading/tests/sanitize-gpu.sh
 
-## gpu-session: on a machine with an NVIDIA GPU: rooms 04-06 natively, room 05's figures, check-gpu,
-##              sanitize-gpu, the GPU bench, GPU DDP at 1..4 ranks (DEBS=dir: .debs to unpack;
-##              PART=grade|sanitize|bench, each a few minutes); a log and an archive in $OUT
+## gpu-session: on a machine with an NVIDIA GPU, the essential checks in at most 6 minutes: rooms 04-06
+##              natively (05, 06 at 1 and 2 ranks), untouched tasks FAIL, CUDA in the sandbox, memcheck,
+##              the lessons' figures; DRY_RUN=1: the plan and each step's budget (no GPU needed);
+##              PART=grade|sanitize|bench|all: the longer parts; DEBS=dir: .debs to unpack; a log and
+##              an archive in $OUT
 gpu-session:
-	$(Q)bash grading/tests/gpu-session.sh $(if $(DEBS),--debs $(DEBS)) $(if $(PART),--part $(PART))
+	$(Q)$(if $(DRY_RUN),DRY_RUN='$(DRY_RUN)') bash grading/tests/gpu-session.sh $(if $(DEBS),--debs $(DEBS)) $(if $(PART),--part $(PART))
 
 ## stress: every solution graded again and again (STRESS=short: once, plus a simulator seed;
-##         STRESS=long: 50 passes and 50 simulator seeds, hours), ROOM=/TASK= to narrow it
+##         STRESS=long: 50 passes and 50 simulator seeds, hours), ROOM=/TASK= to narrow it,
+##         PASSES=N passes over the solutions (PASSES=0: the simulator seeds alone, as CI runs it)
 stress: $(GRADE)
-	$(Q)bash grading/tests/stress.sh $(or $(STRESS),short) $(if $(ROOM),--room $(ROOM)) $(if $(TASK),--task $(TASK))
+	$(Q)bash grading/tests/stress.sh $(or $(STRESS),short) $(if $(ROOM),--room $(ROOM)) $(if $(TASK),--task $(TASK)) $(if $(PASSES),--passes $(PASSES))
 
 ## fuzz: the result-line parser and the tasks.ini reader under libFuzzer (FUZZ_SECONDS each, default 30)
 fuzz:
@@ -195,9 +206,11 @@ check-bench:
 check-grade-cli: $(GRADE)
 	$(Q)bash grading/tests/check-grade-cli.sh
 
-## check-sandbox: cheating and sabotaging submissions get no PASS, and change nothing for the others
+## check-sandbox: cheating and sabotaging submissions get no PASS, and change nothing for the others;
+##                a CUDA probe that fails inside the sandbox (a fake GPU) sends CUDA runs outside, with a notice
 check-sandbox: $(GRADE) $(CLASS_REPORT)
 	$(Q)bash grading/tests/check-sandbox.sh
+	$(Q)bash grading/tests/check-cuda-probe.sh
 
 ## check-shell: shellcheck over every shell script (found by git ls-files and their #! line)
 check-shell:

@@ -641,7 +641,7 @@ static void run_program(const grade_context *ctx, const task_meta *task, const r
     if (records)
         sl_push(&view.rw, records);
     run_limited(ctx, cmd, env, timeout, ctx->policy->output_cap, ctx->plan->limits,
-                learner && !ctx->plan->ranks_outside ? &view : NULL, res);
+                learner && !ctx->plan->runs_outside ? &view : NULL, res);
     sandbox_view_free(&view);
     if (records) {
         if (res->work && layer)
@@ -1006,8 +1006,10 @@ void plan_make(const grade_context *ctx, const task_meta *task, task_plan *plan)
     plan->launcher = task_uses_launcher(task);
     plan->cuda = task_uses_cuda(task);
     plan->limits = plan->cuda ? LIMITS_CUDA : LIMITS_CPU;
-    plan->gpu_in_sandbox = plan->cuda && plan->mode == MODE_NATIVE;
-    plan->ranks_outside = ctx->sandbox && ctx->sandbox->mpi_outside && plan->launcher;
+    /* the CUDA probe failed inside the sandbox: native CUDA runs go outside (sandbox.h) */
+    int cuda_outside = plan->cuda && plan->mode == MODE_NATIVE && ctx->sandbox && ctx->sandbox->cuda_outside;
+    plan->gpu_in_sandbox = plan->cuda && plan->mode == MODE_NATIVE && !cuda_outside;
+    plan->runs_outside = (ctx->sandbox && ctx->sandbox->mpi_outside && plan->launcher) || cuda_outside;
     plan->mpi_layer = plan->launcher && tc->have_mpi && mpi_layer_applies(tc) ? mpi_work_layer(ctx) : NULL;
     plan->sim_record = plan->mode == MODE_SIM;
     /* one simulated process (under MPICH a program built with the race checker crashed at exit) */

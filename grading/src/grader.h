@@ -28,7 +28,8 @@ typedef struct {
     int cuda;                    /* CUDA code */
     int limits;                  /* LIMITS_CPU or LIMITS_CUDA: its programs' */
     int gpu_in_sandbox;          /* the sandbox shows the GPU (native CUDA) */
-    int ranks_outside;           /* ranks that Slurm or ssh start elsewhere: not in the sandbox */
+    int runs_outside;            /* runs not in the sandbox: ranks that Slurm or ssh start
+                                  * elsewhere, native CUDA where the probe failed inside (sandbox.h) */
     const char *mpi_layer;       /* the MPI work layer its ranks load, or NULL (work.h) */
     int sim_record;              /* the simulator writes its work record (work.h) */
     int race_hint;               /* a failing run may be re-run under the race checker */

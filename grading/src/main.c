@@ -78,6 +78,10 @@ static void usage(FILE *f)
           "  --tasks-overlay FILE a private tasks.ini overlay ([NN_room/taskK] sections whose runs,\n"
           "                       timeout, perf, perf_limit, perf_repeats, method and method_run\n"
           "                       replace the workbook's); default: GRADE_TASKS_OVERLAY\n"
+          "  --max-ranks N        leave out the configurations at more than N MPI ranks, and\n"
+          "  --first-config       grade each task's first configuration only: shorter gradings for a\n"
+          "                       short slot on a GPU machine (make gpu-session); the report counts\n"
+          "                       the tasks as overlaid\n"
           "  --hide-expected      FAIL messages name the wrong or missing result lines but never the\n"
           "                       expected values (nor do the logs); default: GRADE_HIDE_EXPECTED=1\n"
           "  --perf off|on|required  the perf verdict: after a task passes, its time against the\n"
@@ -259,7 +263,8 @@ typedef struct {
     const char *json_path, *junit_path;
     const char *root_arg, *hint_task, *build_arg, *ref_dir_arg;
     const char *gradescope_path;
-    const char *hint_level, *launch_ranks_text, *print_build, *perf, *seed_text, *overlay;
+    const char *hint_level, *launch_ranks_text, *print_build, *perf, *seed_text, *overlay, *max_ranks_text;
+    int max_ranks, first_config; /* --max-ranks, --first-config: a shorter grading (0: all) */
     uint64_t seed; /* the draw's seed: --seed, GRADE_SEED, or drawn from the system's random source */
     char **launch_cmd; /* what follows --, or NULL */
     int hide_expected;
@@ -329,6 +334,7 @@ static int parse_options(int argc, char **argv, options *opt)
         VALUE_OPTION("--perf", opt->perf)
         VALUE_OPTION("--seed", opt->seed_text)
         VALUE_OPTION("--tasks-overlay", opt->overlay)
+        VALUE_OPTION("--max-ranks", opt->max_ranks_text)
         if (strcmp(a, "--") == 0) {
             opt->launch_cmd = argv + i + 1; /* the rest is --launch's program and its arguments */
             break;
@@ -338,6 +344,8 @@ static int parse_options(int argc, char **argv, options *opt)
             opt->werror = 1;
         else if (strcmp(a, "--hide-expected") == 0)
             opt->hide_expected = 1;
+        else if (strcmp(a, "--first-config") == 0)
+            opt->first_config = 1;
         else if (strcmp(a, "--list") == 0)
             opt->list_only = 1;
         else if (strcmp(a, "--describe") == 0)
@@ -361,6 +369,13 @@ static int parse_options(int argc, char **argv, options *opt)
             return 0;
         } else
             return usage_error("unknown option '%s' (see grade --help)", a);
+    }
+    if (opt->max_ranks_text) {
+        char *end = NULL;
+        long v = strtol(opt->max_ranks_text, &end, 10);
+        if (!isdigit((unsigned char)opt->max_ranks_text[0]) || *end != '\0' || v < 1 || v > 64)
+            return usage_error("--max-ranks must be a whole number from 1 to 64, not '%s'", opt->max_ranks_text);
+        opt->max_ranks = (int)v;
     }
     if (opt->expect && strcmp(opt->expect, "pass") != 0 && strcmp(opt->expect, "fail") != 0)
         return usage_error("--expect must be pass or fail, not '%s'", opt->expect);
@@ -438,7 +453,8 @@ static int print_sandbox(const char *root)
         fprintf(stderr, "grade: %s\n", error);
         free(error);
     } else {
-        printf("%s\n", sandbox_describe(&sb));
+        printf("%s%s%s\n", sandbox_describe(&sb), sb.cuda_probe && !sb.cuda_outside ? "; CUDA: " : "",
+               sb.cuda_probe && !sb.cuda_outside ? sb.cuda_probe : "");
     }
     int active = sb.active;
     sandbox_free(&sb);
@@ -791,7 +807,7 @@ static int grade_selected(const options *opt, const grade_policy *policy, const 
     int own_tasks = !opt->expect && strcmp(tasks_root, root) == 0 && !opt->build_arg;
     char *progress_path = xasprintf("%s/progress.json", build_dir);
     grade_report rep = { xmalloc((size_t)nselected * sizeof(task_report)), 0, 0, &tc, sandbox_describe(&sb),
-                         opt->seed, opt->overlay != NULL, opt->hide_expected };
+                         opt->seed, opt->overlay != NULL || opt->max_ranks || opt->first_config, opt->hide_expected };
     grade_all(&ctx, selected, nselected, opt->quiet, own_tasks, progress_path, &rep);
     write_reports(opt, &rep, wb, own_tasks, progress_path);
     free(progress_path);
@@ -829,6 +845,8 @@ int main(int argc, char **argv)
         return rc;
     /* every lo..hi of tasks.ini drawn, once, before anything reads the configurations */
     workbook_draw(&wb, opt.seed);
+    if (opt.max_ranks || opt.first_config)
+        workbook_select_configs(&wb, opt.max_ranks, opt.first_config);
     if ((rc = workbook_modes(&opt, root, &wb)) != GO_ON)
         return rc;
     const task_meta **selected;

@@ -151,6 +151,26 @@ void workbook_draw(workbook *wb, uint64_t seed)
         }
 }
 
+void workbook_select_configs(workbook *wb, int max_ranks, int first_only)
+{
+    for (int r = 0; r < wb->nrooms; r++)
+        for (int i = 0; i < wb->rooms[r].ntasks; i++) {
+            task_meta *t = &wb->rooms[r].tasks[i];
+            int kept = 0;
+            for (int c = 0; c < t->nconfigs; c++) {
+                const char *ranks = config_get(&t->configs[c], "ranks");
+                int keep = !(first_only && kept > 0) && !(max_ranks > 0 && ranks && atoi(ranks) > max_ranks);
+                if (keep)
+                    t->configs[kept++] = t->configs[c];
+                else
+                    config_free(&t->configs[c]);
+            }
+            if (kept < t->nconfigs)
+                t->overlaid = 1; /* the report says the configurations are not the workbook's */
+            t->nconfigs = kept;
+        }
+}
+
 int expand_runs(const char *spec, run_config **configs, int *nconfigs, char *err, size_t errlen)
 {
     strlist words = { 0 };

@@ -125,6 +125,11 @@ const kind_info *task_kind(const task_meta *task);
 /* Every `lo..hi` value of every task's configurations (runs and perf) replaced by its draw
  * for this seed, labels rewritten.  Call once, after loading, before anything reads them. */
 void workbook_draw(workbook *wb, uint64_t seed);
+/* A shorter grading, for a short slot on a GPU machine (make gpu-session): configurations at
+ * more than max_ranks MPI ranks left out (0: none), and with first_only each task's first
+ * configuration alone.  A task whose every configuration is left out is graded in none
+ * (SKIP).  The perf and method configurations stay.  The tasks changed count as overlaid. */
+void workbook_select_configs(workbook *wb, int max_ranks, int first_only);
 /* One drawn value (exposed for the unit tests): see the comment above run_config. */
 long long draw_value(uint64_t seed, const char *task_id, int line, const char *key, int slot, long long lo,
                      long long hi);

@@ -299,6 +299,102 @@ static char *bwrap_version(const char *bwrap)
     return text;
 }
 
+/* The CUDA probe: a kernel writes 32 numbers, the host reads them back; "cuda-probe ok", or
+ * what failed, on stdout. */
+static const char cuda_probe_source[] =
+    "#include <cstdio>\n"
+    "__global__ void fill(int *p) { p[threadIdx.x] = (int)threadIdx.x + 1; }\n"
+    "int main() {\n"
+    "    int *d = 0, h[32] = { 0 };\n"
+    "    cudaError_t e = cudaMalloc(&d, sizeof h);\n"
+    "    if (e == cudaSuccess) { fill<<<1, 32>>>(d); e = cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost); }\n"
+    "    if (e != cudaSuccess) { printf(\"CUDA error: %s\\n\", cudaGetErrorString(e)); return 1; }\n"
+    "    for (int i = 0; i < 32; i++)\n"
+    "        if (h[i] != i + 1) { printf(\"the kernel's results are wrong\\n\"); return 1; }\n"
+    "    printf(\"cuda-probe ok\\n\");\n"
+    "    return 0;\n"
+    "}\n";
+
+/* Runs the probe program (inside the sandbox when sb, else as it is): 1 when it said "cuda-probe
+ * ok", else 0 with *why (a new string: its first line, or how it ended). */
+static int cuda_probe_runs(const sandbox *sb, const char *dir, const char *program, char **why)
+{
+    strlist cmd = { 0 }, argv = { 0 };
+    sl_push(&cmd, program);
+    sandbox_view view = { .gpu = 1 };
+    if (sb) {
+        sl_push(&view.ro, dir);
+        sandbox_command(sb, &view, &cmd, NULL, &argv);
+    }
+    run_request req = { .argv = sl_argv(sb ? &argv : &cmd), .timeout = 60.0, .kill_grace = POLICY_KILL_GRACE,
+                        .output_cap = 64 * 1024 };
+    run_result res;
+    run_process(&req, &res);
+    if (sb)
+        sandbox_take_status(&res);
+    int ok = res.outcome == RUN_EXITED && res.exit_code == 0 && res.out && strstr(res.out, "cuda-probe ok");
+    if (!ok) {
+        char *line = first_lines(res.out_len ? res.out : res.err ? res.err : "", 1, 200);
+        line[strcspn(line, "\n")] = '\0';
+        char *how = res.outcome == RUN_EXITED && res.exit_code == 0 ? xstrdup("it ended without saying cuda-probe ok")
+                                                                     : run_describe(&res, req.timeout);
+        *why = xstrdup(*line ? line : how);
+        free(line), free(how);
+    }
+    run_result_free(&res);
+    sandbox_view_free(&view);
+    sl_free(&cmd), sl_free(&argv);
+    return ok;
+}
+
+/* On a machine with a GPU (CUDA tasks graded natively): whether a tiny CUDA program, built
+ * here with the grader's nvcc, uses the GPU inside the sandbox.  When it does not, but does
+ * outside, sb->cuda_outside says why (CUDA tasks' runs then go outside the sandbox).  The
+ * probe's verdict, either way, into sb->cuda_probe. */
+static void probe_cuda(sandbox *sb, const toolchain *tc)
+{
+    const char *tmp = getenv("TMPDIR");
+    char *dir = xasprintf("%s/pr-cuda-probe-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(dir)) {
+        sb->cuda_probe = xasprintf("not probed: cannot make %s", dir);
+        free(dir);
+        return;
+    }
+    char *source = xasprintf("%s/probe.cu", dir), *program = xasprintf("%s/probe", dir);
+    char *arch = xasprintf("-arch=%s", tc->cuda_arch);
+    char *build_argv[] = { tc->nvcc, arch, "-o", program, source, NULL };
+    run_request req = { .argv = build_argv, .timeout = 180.0, .kill_grace = POLICY_KILL_GRACE,
+                        .output_cap = 64 * 1024 };
+    run_result res = { 0 };
+    int built = write_file(source, cuda_probe_source, sizeof cuda_probe_source - 1) == 0;
+    if (built) {
+        run_process(&req, &res);
+        built = res.outcome == RUN_EXITED && res.exit_code == 0 && access(program, X_OK) == 0;
+    }
+    char *inside = NULL, *outside = NULL;
+    if (!built) {
+        char *line = first_lines(res.err_len ? res.err : res.out ? res.out : "", 1, 200);
+        line[strcspn(line, "\n")] = '\0';
+        sb->cuda_probe = xasprintf("not probed: %s could not build a tiny CUDA program%s%s", tc->nvcc,
+                                   *line ? ": " : "", line);
+        free(line);
+    } else if (cuda_probe_runs(sb, dir, program, &inside)) {
+        sb->cuda_probe = xstrdup("a CUDA program runs inside it (probed)");
+    } else if (cuda_probe_runs(NULL, dir, program, &outside)) {
+        sb->cuda_outside = xasprintf("CUDA runs are not: a tiny CUDA program fails inside it (%s) and runs "
+                                     "outside it, so CUDA tasks run outside",
+                                     inside);
+        sb->cuda_probe = xasprintf("a CUDA program fails inside it: %s", inside);
+    } else {
+        /* not the sandbox's doing: outside, the GPU fails the same way; the runs stay inside */
+        sb->cuda_probe = xasprintf("a tiny CUDA program fails inside and outside it: %s", outside);
+    }
+    free(inside), free(outside);
+    run_result_free(&res);
+    remove_tree(dir);
+    free(dir), free(source), free(program), free(arch);
+}
+
 int sandbox_setup(sandbox *sb, const toolchain *tc, char **error)
 {
     memset(sb, 0, sizeof *sb);
@@ -359,6 +455,16 @@ int sandbox_setup(sandbox *sb, const toolchain *tc, char **error)
         sb->mpi_outside = xstrdup("MPI runs through srun are not: Slurm starts the ranks");
     else if (sb->active && (tc->hosts || tc->hostfile))
         sb->mpi_outside = xstrdup("MPI runs on other hosts are not: they need the network");
+    /* GRADE_SANDBOX_CUDA_PROBE=0: not probed (CUDA runs inside, as before the probe) */
+    const char *probe = getenv("GRADE_SANDBOX_CUDA_PROBE");
+    if (sb->active && tc->have_gpu && !tc->force_sim && tc->have_nvcc && !(probe && strcmp(probe, "0") == 0))
+        probe_cuda(sb, tc);
+    if (sb->cuda_outside && sb->asked == SANDBOX_ON) {
+        *error = xasprintf("SANDBOX=on, but %s (grade with SANDBOX=off, or fix the GPU's devices inside the "
+                           "sandbox: see README.md, \"Grading in a sandbox\")",
+                           sb->cuda_outside);
+        return -1;
+    }
     if (sb->mpi_outside && sb->asked == SANDBOX_ON) {
         *error = xasprintf("SANDBOX=on, but %s (grade it outside Slurm and without HOSTS, or with SANDBOX=auto)",
                            sb->mpi_outside);
@@ -374,6 +480,7 @@ int sandbox_setup(sandbox *sb, const toolchain *tc, char **error)
 void sandbox_free(sandbox *sb)
 {
     free(sb->bwrap), free(sb->version), free(sb->init), free(sb->why_not), free(sb->mpi_outside);
+    free(sb->cuda_outside), free(sb->cuda_probe);
     sl_free(&sb->ro_extra);
     sl_free(&sb->hide);
     memset(sb, 0, sizeof *sb);
@@ -391,9 +498,10 @@ const char *sandbox_describe(const sandbox *sb)
 {
     static char text[400];
     if (sb->active)
-        snprintf(text, sizeof text, "on (%s%s%s%s)", sb->version ? sb->version : "bwrap",
+        snprintf(text, sizeof text, "on (%s%s%s%s%s%s)", sb->version ? sb->version : "bwrap",
                  sb->as_nobody ? "" : ", as root without capabilities", sb->mpi_outside ? "; " : "",
-                 sb->mpi_outside ? sb->mpi_outside : "");
+                 sb->mpi_outside ? sb->mpi_outside : "", sb->cuda_outside ? "; " : "",
+                 sb->cuda_outside ? sb->cuda_outside : "");
     else
         snprintf(text, sizeof text, "off (%s)", sb->why_not ? sb->why_not : "not asked for");
     return text;

@@ -31,6 +31,12 @@
  * sandbox (Slurm starts them; ssh needs the network): their builds stay inside, their
  * runs do not, and sandbox_describe says so.
  *
+ * On a machine with a GPU, sandbox_setup first builds a tiny CUDA program (outside) and runs
+ * it inside the sandbox.  Where it fails there but runs outside (a container that hides the
+ * GPU's devices, a driver that needs more of /dev), native CUDA tasks' runs go outside the
+ * sandbox, their builds stay inside, and sandbox_describe says so.  GRADE_SANDBOX=on (class
+ * grading) then refuses, as under srun: SANDBOX=off grades them outside on purpose.
+ *
  * GRADE_SANDBOX (make grade SANDBOX=...): auto (the default: on where bwrap works here,
  * off with the reason otherwise), on (grading stops when it cannot be had; class grading
  * asks for this), off. */
@@ -58,6 +64,10 @@ typedef struct {
     int has_size;          /* this bwrap knows --size (0.7 and later): /tmp and /dev/shm are capped */
     char *mpi_outside;     /* why MPI tasks' runs are not sandboxed (their ranks are started by
                             * Slurm's srun, or on other hosts: both need the network), or NULL */
+    char *cuda_outside;    /* why native CUDA tasks' runs are not sandboxed (the probe failed inside
+                            * the sandbox and ran outside it), or NULL */
+    char *cuda_probe;      /* the CUDA probe's verdict ("a CUDA program runs inside it (probed)"),
+                            * or NULL: not probed (no GPU, simulated CUDA, GRADE_SANDBOX_CUDA_PROBE=0) */
 } sandbox;
 
 /* What one build or run sees besides the system: read-only and writable paths (each bound

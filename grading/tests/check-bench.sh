@@ -9,7 +9,8 @@
 #     leave no row at all and the bench said every target was met, exit 0);
 #   - 06 task6's GPU DDP runs that fail: a FAILED row per rank count, exit 1.
 #   - a figure left in the output folder by an earlier run does not count;
-#   - make gpu-session's sanitize and bench parts, with the fake GPU (below).
+#   - make gpu-session: its plan (DRY_RUN=1, at most 360 s) and its default part with the
+#     fake GPU: every step's output in OUT's archive, budgets kept (below).
 # The bench writes into a scratch folder (BENCH_OUT), not build/bench.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
@@ -65,58 +66,91 @@ if [ "$n" -eq 4 ]; then t_pass; else t_fail "06 task6: $n FAILED rows for 1..4 r
 if grep -qE '06 task3 DDP, 2 rank\(s\).* s ' "$tmp/log"; then t_pass; else t_fail "06 task3's CPU DDP rows are missing"; fi
 part_passed "GPU DDP runs that fail: a FAILED row for each rank count, exit 1"
 
-# The maintainers' GPU session script (make gpu-session), whose parts otherwise only run
-# on a machine with an NVIDIA GPU: its plumbing with the same fake GPU and a fake compute-sanitizer, under
-# Open MPI where it is installed (the GPU machines have it, and run as root): the
-# sanitize part runs every CUDA solution (MPI ones at 2 ranks) and keeps the logs, exit 0;
-# the bench part keeps each step's output and fails (exit 1); either leaves OUT small
-# enough to copy back from a remote GPU node (a log and an archive).
+# The maintainers' GPU session script (make gpu-session), whose steps otherwise only run on
+# a machine with an NVIDIA GPU.  Its plan first: DRY_RUN=1 needs no GPU, and the default
+# part's budgets fit one short slot (at most 360 s).
+plan=$(DRY_RUN=1 bash grading/tests/gpu-session.sh 2>&1); rc=$?
+total=$(awk '$1 == "total" { print $2 }' <<<"$plan")
+if [ $rc -eq 0 ] && [ -n "$total" ] && [ "$total" -le 360 ]; then
+    t_pass
+else
+    t_fail "make gpu-session DRY_RUN=1: exit $rc, total '${total}' (at most 360 expected): $plan"
+fi
+steps=$(grep -cE '^  [a-z0-9-]+ +[0-9]+  ' <<<"$plan")
+if [ "$steps" -ge 8 ]; then t_pass; else t_fail "the plan lists $steps steps: $plan"; fi
+plan=$(DRY_RUN=1 GPU_SESSION_SCALE=2 bash grading/tests/gpu-session.sh --part grade 2>&1)
+if grep -qE '^  grade05 +300  ' <<<"$plan"; then t_pass; else t_fail "GPU_SESSION_SCALE=2 does not double the budgets: $plan"; fi
+if DRY_RUN=1 GPU_SESSION_SCALE=0 bash grading/tests/gpu-session.sh >/dev/null 2>&1; [ $? -eq 2 ]; then
+    t_pass
+else
+    t_fail "GPU_SESSION_SCALE=0 is not refused (exit 2)"
+fi
+part_passed "make gpu-session DRY_RUN=1: the default part's plan, at most 360 s, without a GPU"
+
+# Its plumbing with the same fake GPU and a fake compute-sanitizer, under Open MPI where it is
+# installed (the GPU machines have it, and run as root).  The fake programs print nothing, so
+# the grading and figure steps FAIL (exit 1); sanitize runs every CUDA solution (MPI ones at
+# 2 ranks), clean.  OUT holds a log and an archive with every step's output, nothing else.
 # shellcheck disable=SC2016  # the fake's own script: expanded when it runs
 printf '#!/bin/sh\nshift 4; "$@"; rc=$?; echo "========= ERROR SUMMARY: 0 errors"; exit $rc\n' \
     > "$tmp/fake/compute-sanitizer"
 chmod +x "$tmp/fake/compute-sanitizer"
 mpi=(); command -v mpicc.openmpi >/dev/null 2>&1 && mpi=(MPICC=mpicc.openmpi)
-session() {  # session PART: gpu-session.sh with the fake GPU, its OUT in $tmp/session-PART,
+session() {  # session PART [VAR=VALUE...]: gpu-session.sh with the fake GPU, its OUT in $tmp/session-PART,
              # its archive unpacked into $tmp/session-PART/x (the folder PART inside)
-    env PATH="$tmp/fake:$PATH" NVCC="$tmp/fake/nvcc" "${mpi[@]}" OUT="$tmp/session-$1" BENCH_OUT="$tmp/out" \
-        bash grading/tests/gpu-session.sh --part "$1" > "$tmp/log" 2>&1
+    local p=$1; shift
+    rm -rf "$tmp/session-$p"
+    env PATH="$tmp/fake:$PATH" NVCC="$tmp/fake/nvcc" "${mpi[@]}" OUT="$tmp/session-$p" BENCH_OUT="$tmp/out" "$@" \
+        bash grading/tests/gpu-session.sh --part "$p" > "$tmp/log" 2>&1
     local rc=$?
     # OUT holds the log and the archive, nothing else: two files to copy back
-    local files; files=$(find "$tmp/session-$1" -type f | wc -l)
-    if [ "$files" -le 2 ]; then t_pass; else t_fail "gpu-session $1: $files files under OUT (a log and an archive expected)"; fi
-    if [ -z "$(find "$tmp/session-$1" -mindepth 2 -type f)" ]; then t_pass; else t_fail "gpu-session $1: files in folders under OUT"; fi
-    mkdir -p "$tmp/session-$1/x"
-    if tar xzf "$tmp/session-$1/gpu-session-$1.tgz" -C "$tmp/session-$1/x" 2>/dev/null; then
+    local files; files=$(find "$tmp/session-$p" -type f | wc -l)
+    if [ "$files" -le 2 ]; then t_pass; else t_fail "gpu-session $p: $files files under OUT (a log and an archive expected)"; fi
+    if [ -z "$(find "$tmp/session-$p" -mindepth 2 -type f)" ]; then t_pass; else t_fail "gpu-session $p: files in folders under OUT"; fi
+    mkdir -p "$tmp/session-$p/x"
+    if tar xzf "$tmp/session-$p/gpu-session-$p.tgz" -C "$tmp/session-$p/x" 2>/dev/null; then
         t_pass
     else
-        t_fail "gpu-session $1: no readable OUT/gpu-session-$1.tgz"
+        t_fail "gpu-session $p: no readable OUT/gpu-session-$p.tgz"
     fi
     return $rc
 }
-session sanitize; rc=$?
-x=$tmp/session-sanitize/x/sanitize
-if [ $rc -eq 0 ]; then t_pass; else t_fail "gpu-session --part sanitize with a fake GPU: exit $rc: $(tail -n 5 "$tmp/log")"; fi
-if grep -qE '^sanitize-gpu: ok: [0-9]+ passed: all clean \([0-9]+ runs\)' "$x/sanitize-gpu.txt" 2>/dev/null; then
-    t_pass
-else
-    t_fail "gpu-session sanitize: no 'all clean' in the archive's sanitize-gpu.txt"
-fi
-if [ -s "$x/sanitize-gpu-logs/06_data_parallel_task6.memcheck.log" ]; then
-    t_pass
-else
-    t_fail "gpu-session sanitize: 06 task6's memcheck log is not in the archive"
-fi
-session bench; rc=$?
-x=$tmp/session-bench/x/bench
-if [ $rc -eq 1 ]; then t_pass; else t_fail "gpu-session --part bench with a fake GPU: exit $rc, expected 1"; fi
-for f in bench04.txt bench06.txt bench04/bench.csv bench06/bench.csv; do
-    if [ -s "$x/$f" ]; then t_pass; else t_fail "gpu-session bench: $f is missing or empty in the archive"; fi
+session essential; rc=$?
+x=$tmp/session-essential/x/essential
+log=$tmp/session-essential/log-essential.txt
+if [ $rc -eq 1 ]; then t_pass; else t_fail "gpu-session with a fake GPU: exit $rc, expected 1: $(tail -n 5 "$tmp/log")"; fi
+for f in build.txt probe.txt room04.txt room04.json room05.json room06.json untouched04.json sanitize.txt figures.txt; do
+    if [ -s "$x/$f" ]; then t_pass; else t_fail "gpu-session: $f is missing or empty in the archive"; fi
 done
-if grep -qE '^gpu-session: FAILED: 2 of [0-9]+$' "$tmp/session-bench/log-bench.txt"; then
+if grep -qE '^sanitize-gpu: ok: [0-9]+ passed: all clean \([0-9]+ runs\)' "$x/sanitize.txt" 2>/dev/null &&
+   [ -s "$x/sanitize-logs/06_data_parallel_task6.memcheck.log" ]; then
     t_pass
 else
-    t_fail "gpu-session bench: the log's last line: $(tail -n 1 "$tmp/session-bench/log-bench.txt")"
+    t_fail "gpu-session: the sanitize step is not 'all clean', or 06 task6's memcheck log is not in the archive"
 fi
-part_passed "gpu-session with a fake GPU${mpi:+ and Open MPI}: sanitize exit 0, bench exit 1, logs and tables in OUT's archive"
+if grep -q 'printed no figures' "$x/figures.txt" && grep -q 'FAILED: figures' "$log"; then
+    t_pass
+else
+    t_fail "gpu-session: figures that were never printed did not fail the figures step: $(grep figures "$log")"
+fi
+if grep -qE '^gpu-session: ok: build \(' "$log" && grep -qE '^gpu-session: FAILED: room04 ' "$log"; then
+    t_pass
+else
+    t_fail "gpu-session: the steps' verdicts: $(grep -E '^gpu-session: ' "$log")"
+fi
+if grep -qE '^gpu-session: FAILED: [0-9]+ of 7$' "$log"; then
+    t_pass
+else
+    t_fail "gpu-session: the log's last line: $(tail -n 1 "$log")"
+fi
+# a step that runs past its budget is stopped, and said so; the build's stops the session
+session essential GPU_SESSION_SCALE=0.02; rc=$?
+log=$tmp/session-essential/log-essential.txt
+if [ $rc -eq 1 ] && grep -q 'FAILED: build: stopped at its budget of 1 s' "$log" && grep -q 'nothing more can run' "$log"; then
+    t_pass
+else
+    t_fail "gpu-session GPU_SESSION_SCALE=0.02: exit $rc: $(grep -E 'gpu-session: ' "$log")"
+fi
+part_passed "gpu-session with a fake GPU${mpi:+ and Open MPI}: every step's output in OUT's archive, FAIL where nothing was printed, budgets kept"
 
 t_summary check-bench "a missing or failed figure is never counted as a target met"

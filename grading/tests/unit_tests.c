@@ -342,6 +342,36 @@ static void test_room_load_perf(void)
     }
 }
 
+/* A shorter grading (make gpu-session): --max-ranks leaves out the configurations above it,
+ * --first-config keeps each task's first; tasks without ranks keep theirs under --max-ranks. */
+static void test_select_configs(void)
+{
+    room_meta room;
+    char err[400] = "";
+    const char *ini = "[task1]\ntitle = A\nsource = a.c\nkind = mpi\nruns = ranks=1,2,3,4 n=5,7\n"
+                      "method = ranks\nmethod_run = ranks=4 n=99\n\n"
+                      "[task2]\ntitle = B\nsource = b.c\nkind = openmp\nruns = threads=1,2 n=5\n";
+    CU_ASSERT_EQUAL_FATAL(load_ini(ini, &room, err, sizeof err), 0);
+    workbook wb = { &room, 1 };
+    workbook_select_configs(&wb, 2, 0);
+    task_meta *t = &room.tasks[0];
+    CU_ASSERT_EQUAL(t->nconfigs, 4);
+    for (int c = 0; c < t->nconfigs; c++)
+        CU_ASSERT(atoi(config_get(&t->configs[c], "ranks")) <= 2);
+    CU_ASSERT_STRING_EQUAL(t->configs[0].label, "ranks=1 n=5");
+    CU_ASSERT_STRING_EQUAL(t->configs[3].label, "ranks=2 n=7");
+    CU_ASSERT(t->overlaid);
+    CU_ASSERT_PTR_NOT_NULL(t->method_run); /* the method's run stays */
+    CU_ASSERT_EQUAL(room.tasks[1].nconfigs, 2);
+    CU_ASSERT(!room.tasks[1].overlaid);
+    workbook_select_configs(&wb, 0, 1);
+    CU_ASSERT_EQUAL(t->nconfigs, 1);
+    CU_ASSERT_STRING_EQUAL(t->configs[0].label, "ranks=1 n=5");
+    CU_ASSERT_EQUAL(room.tasks[1].nconfigs, 1);
+    CU_ASSERT(room.tasks[1].overlaid);
+    free_room(&room);
+}
+
 /* Fresh data at every grading: lo..hi values drawn from the grading's seed, the same seed
  * drawing the same values; ranges and method keys checked at load. */
 static void test_room_load_draws(void)
@@ -1923,7 +1953,7 @@ static void test_gradescope_and_progress(void)
     }
     toolchain tc;
     fake_toolchain(&tc, 0);
-    grade_report rep = { trs, 3, 2.4, &tc, "on (bwrap)", 42 };
+    grade_report rep = { .tasks = trs, .ntasks = 3, .seconds = 2.4, .tc = &tc, .sandbox = "on (bwrap)", .seed = 42 };
     char *path = write_temp("");
     CU_ASSERT_EQUAL_FATAL(report_write_gradescope(&rep, path), 0);
     json_t *gs = json_load_file(path, 0, NULL);
@@ -1941,7 +1971,7 @@ static void test_gradescope_and_progress(void)
     unlink(path);
     CU_ASSERT_EQUAL_FATAL(progress_record(&rep, path), 0);
     trs[1].status = ST_PASS;
-    grade_report second_run = { &trs[1], 1, 1.0, &tc, "on (bwrap)", 42 };
+    grade_report second_run = { .tasks = &trs[1], .ntasks = 1, .seconds = 1.0, .tc = &tc, .sandbox = "on (bwrap)", .seed = 42 };
     CU_ASSERT_EQUAL_FATAL(progress_record(&second_run, path), 0);
     json_t *progress = json_load_file(path, 0, NULL);
     json_t *tasks = json_object_get(progress, "tasks");
@@ -2262,6 +2292,7 @@ int main(void)
         { "metadata", "the hint ladder: hint1..hintN, no gaps", test_room_load_hint_ladder },
         { "metadata", "the perf keys", test_room_load_perf },
         { "metadata", "lo..hi drawn from the grading's seed; method keys", test_room_load_draws },
+        { "metadata", "--max-ranks and --first-config select configurations", test_select_configs },
         { "results", "the timing protocol", test_results_timing },
         { "perf", "medians, spreads, modes", test_perf_median },
         { "generator", "blocks become TODOs and placeholders", test_gen_replaces_blocks },

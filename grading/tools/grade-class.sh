@@ -88,7 +88,7 @@ case "${SANDBOX:-on}" in
     on|auto|"")
          export GRADE_SANDBOX=on
          sandbox=$(grading/bin/grade --root "$root" --sandbox 2>&1) ||
-             die "no sandbox here: ${sandbox#grade: }
+             die "no sandbox for every run here: ${sandbox#grade: }
   Class grading runs each student's code in a sandbox, so that it cannot read the solutions or
   change what the others are graded against. Install bubblewrap (make deps, as root) and allow
   user namespaces (README: \"Grading in a sandbox\"), or grade without it: SANDBOX=off" ;;
