@@ -33,6 +33,11 @@
  * races between a block's threads within a barrier interval, or between blocks, on shared
  * or global memory, are reported with both lines and both threads' indices.
  *
+ * The profiler: simcc --profile builds the program with ThreadSanitizer's instrumentation
+ * and cuda_sim_profile.h answering its calls (CUDA_SIM_PROFILE): each kernel's global and
+ * shared memory requests per warp, the 32-byte sectors and the bank wavefronts they need,
+ * and its atomics, printed at exit, one line a kernel.  The rules are in that file.
+ *
  * A launch calls its kernel as a function call would (simpp puts it in a lambda), so
  * kernel templates (deduced or explicit arguments, non-type parameters), overloaded
  * kernels and default arguments work.  Offered besides the runtime API: atomics, warp
@@ -102,7 +107,7 @@
  * blocks are not synchronized with one another, and the simulator's own machinery is not
  * instrumented (CUDA_SIM_NOTSAN).  A race TSan finds in the kernel's code is reported
  * with both accesses' source lines and the two threads' indices. */
-#if defined(__SANITIZE_THREAD__)
+#if defined(__SANITIZE_THREAD__) && !defined(CUDA_SIM_PROFILE)
 #define CUDA_SIM_TSAN 1
 extern "C" {
 void *__tsan_get_current_fiber(void);
@@ -113,12 +118,15 @@ void __tsan_set_fiber_name(void *fiber, const char *name);
 void __tsan_acquire(void *addr);
 void __tsan_release(void *addr);
 }
-#define CUDA_SIM_NOTSAN __attribute__((no_sanitize_thread, noinline))
+#define CUDA_SIM_NOTSAN __attribute__((no_sanitize_thread))
 #define CUDA_SIM_TSAN_NO_SYNC 1u /* __tsan_switch_to_fiber_no_sync */
 #ifndef CUDA_SIM_TSAN_SETS
 #define CUDA_SIM_TSAN_SETS 2
 #endif
 constexpr unsigned kTsanSets = CUDA_SIM_TSAN_SETS;
+#elif defined(CUDA_SIM_PROFILE)
+/* simcc --profile: the same instrumentation, counted by cuda_sim_profile.h (its end) */
+#define CUDA_SIM_NOTSAN __attribute__((no_sanitize_thread))
 #else
 #define CUDA_SIM_NOTSAN
 #endif
@@ -449,6 +457,16 @@ struct WorkRecord {
 };
 inline WorkRecord W;
 
+/* The profiler (simcc --profile, cuda_sim_profile.h): a launch, a block done, an atomic. */
+#if defined(CUDA_SIM_PROFILE)
+inline void prof_launch(const char *name, size_t dyn);
+inline void prof_block_done();
+inline void prof_access(uintptr_t pc, const void *p, size_t size, uint8_t flags);
+#else
+inline void prof_launch(const char *, size_t) {}
+inline void prof_block_done() {}
+#endif
+
 /* One step of the running simulated thread (simpp's ticks; nothing on the host).  The
  * count is the simulator's, not an access of the kernel's: the race checker does not see it. */
 CUDA_SIM_NOTSAN inline void tick_counted()
@@ -458,7 +476,7 @@ CUDA_SIM_NOTSAN inline void tick_counted()
 }
 constexpr inline void tick()
 {
-#if defined(CUDA_SIM_TSAN)
+#if defined(CUDA_SIM_TSAN) || defined(CUDA_SIM_PROFILE)
     if (!__builtin_is_constant_evaluated())
         tick_counted();
 #else
@@ -1137,7 +1155,8 @@ inline cudaError_t check_config(dim3 g, dim3 b, size_t shmem)
     return cudaSuccess;
 }
 
-CUDA_SIM_NOTSAN inline void launch(dim3 g, dim3 b, size_t shmem, const char *file, int line, void (*thunk)(void *), void *arg)
+CUDA_SIM_NOTSAN inline void launch(dim3 g, dim3 b, size_t shmem, const char *file, int line, void (*thunk)(void *), void *arg,
+                                   const char *name = nullptr)
 {
     init();
     cudaError_t e = check_config(g, b, shmem);
@@ -1168,6 +1187,7 @@ CUDA_SIM_NOTSAN inline void launch(dim3 g, dim3 b, size_t shmem, const char *fil
         a = (a + 2) % nb ? (a + 2) % nb : 1;
     uint64_t c = nb > 1 ? splitmix(S.rng) % nb : 0;
     S.kernel_aborted = false;
+    prof_launch(name, shmem);
     W.launches++;
     if (nb * (uint64_t)S.nthreads > W.most_threads) {
         W.most_threads = nb * (uint64_t)S.nthreads;
@@ -1179,6 +1199,7 @@ CUDA_SIM_NOTSAN inline void launch(dim3 g, dim3 b, size_t shmem, const char *fil
         k = (k + c) % nb;
         run_block((unsigned)(k % g.x), (unsigned)(k / g.x % g.y), (unsigned)(k / ((uint64_t)g.x * g.y)), shmem);
         work_block_done(S.nthreads);
+        prof_block_done();
     }
     S.in_kernel = false;
 #if defined(CUDA_SIM_TSAN)
@@ -1366,7 +1387,7 @@ inline void call_kernel(void (*k)(P...), std::tuple<A...> &args, std::index_sequ
 
 /* A launch: its configuration is checked now (cudaGetLastError sees a bad one at once),
  * and the kernel, with copies of its arguments, queued on its stream. */
-template <class Call> inline void queue_launch(const cfg &c, Call call)
+template <class Call> inline void queue_launch(const cfg &c, Call call, const char *name = nullptr)
 {
     init();
     cudaError_t e = check_config(c.grid, c.block, c.shmem);
@@ -1385,7 +1406,7 @@ template <class Call> inline void queue_launch(const cfg &c, Call call)
             Call *call;
             static void run(void *v) { (*((box *)v)->call)(); }
         } bx{&call};
-        launch(g, b, shmem, file, line, &box::run, &bx);
+        launch(g, b, shmem, file, line, &box::run, &bx, name);
     });
 }
 
@@ -1402,12 +1423,14 @@ template <class... P, class... A> inline void operator<<(void (*k)(P...), pendin
  * overloaded kernel is chosen and the arguments convert to its parameters as in a call. */
 template <class F> struct kernel_of {
     F call;
-    explicit kernel_of(F f) : call(f) {}
+    const char *name; /* the kernel as the launch names it (the profiler's lines) */
+    explicit kernel_of(F f, const char *n = nullptr) : call(f), name(n) {}
 };
 
 template <class F, class... A> inline void operator<<(kernel_of<F> &&k, pending<A...> &&p)
 {
-    queue_launch(*p.c, [call = std::move(k.call), args = std::move(p.args)]() mutable { std::apply(call, args); });
+    queue_launch(
+        *p.c, [call = std::move(k.call), args = std::move(p.args)]() mutable { std::apply(call, args); }, k.name);
 }
 
 inline double now()
@@ -1506,8 +1529,14 @@ using ::cuda_sim_clock;
 #define clock() cuda_sim_clock()
 
 /* Atomics: the simulated threads of a process never preempt one another. */
+#if defined(CUDA_SIM_PROFILE)
+#define CUDA_SIM_PROF_ATOMIC(addr) \
+    cuda_sim::prof_access((uintptr_t)__builtin_return_address(0), (addr), sizeof *(addr), 4 /* kAtomic */)
+#else
+#define CUDA_SIM_PROF_ATOMIC(addr) (void)0
+#endif
 #define CUDA_SIM_ATOMIC(name, T, expr) \
-    CUDA_SIM_NOTSAN static inline T name(T *addr, T val) { T old = *addr; *addr = (expr); return old; }
+    CUDA_SIM_NOTSAN static inline T name(T *addr, T val) { CUDA_SIM_PROF_ATOMIC(addr); T old = *addr; *addr = (expr); return old; }
 CUDA_SIM_ATOMIC(atomicAdd, int, old + val)
 CUDA_SIM_ATOMIC(atomicAdd, unsigned int, old + val)
 CUDA_SIM_ATOMIC(atomicAdd, unsigned long long int, old + val)
@@ -1540,7 +1569,7 @@ CUDA_SIM_ATOMIC(atomicInc, unsigned int, old >= val ? 0u : old + 1)
 CUDA_SIM_ATOMIC(atomicDec, unsigned int, (old == 0 || old > val) ? val : old - 1)
 #undef CUDA_SIM_ATOMIC
 #define CUDA_SIM_CAS(T) \
-    CUDA_SIM_NOTSAN static inline T atomicCAS(T *addr, T cmp, T val) { T old = *addr; if (old == cmp) *addr = val; return old; }
+    CUDA_SIM_NOTSAN static inline T atomicCAS(T *addr, T cmp, T val) { CUDA_SIM_PROF_ATOMIC(addr); T old = *addr; if (old == cmp) *addr = val; return old; }
 CUDA_SIM_CAS(int)
 CUDA_SIM_CAS(unsigned int)
 CUDA_SIM_CAS(unsigned long long int)
@@ -2549,6 +2578,10 @@ __attribute__((weak)) bool OnReport(const ReportDesc *rep, bool suppressed)
 namespace cuda_sim {
 inline const bool thrust_mode_on = thrust_mode();
 } // namespace cuda_sim
+#endif
+
+#if defined(CUDA_SIM_PROFILE) /* simcc --profile */
+#include "cuda_sim_profile.h"
 #endif
 
 #endif /* CUDA_SIM_H */

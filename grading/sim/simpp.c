@@ -5,7 +5,7 @@
  *
  * Copies IN to OUT, starting with  #line 1 "IN"  and changing only:
  *   kernel<<<grid, block[, shmem[, stream]]>>>(args)
- *       -> ::cuda_sim::kernel_of([=](auto &&...cuda_sim_a) { kernel(cuda_sim_a...); })
+ *       -> ::cuda_sim::kernel_of([=](auto &&...cuda_sim_a) { kernel(cuda_sim_a...); }, "kernel")
  *              << ::cuda_sim::cfg(grid, block[, shmem[, stream]])(args)
  *   (the kernel is called, not named, so that a kernel template's arguments are deduced
  *   and an overloaded kernel is chosen as in a call; where the kernel is more than a
@@ -380,7 +380,15 @@ int main(int argc, char **argv)
                 olen -= pos - k;
                 emits("::cuda_sim::kernel_of([=](auto &&...cuda_sim_a) { ");
                 emit(src + k, kn);
-                emits("(cuda_sim_a...); })");
+                emits("(cuda_sim_a...); }, \"");
+                /* its name, for the profiler's lines: the expression, blanks squeezed */
+                for (size_t q = k; q < k + kn; q++) {
+                    char ch = src[q];
+                    if (ch == '"' || ch == '\\' || ch == '\n' || ch == '\r' || ch == '\t' || ch == ' ')
+                        continue;
+                    emitc(ch);
+                }
+                emits("\")");
                 emit(src + k + kn, pos - k - kn);
             }
             emits(" << ::cuda_sim::cfg(");
