@@ -123,8 +123,10 @@ static char *perf_run(const grade_context *ctx, const task_meta *task, const cha
  * timed code runs, the most it can be is assumed (every second of the reference's run timed):
  * then the task's wall time over the reference's, W, is the bound: a task whose timed part is
  * r times slower (r >= 1) takes between 1 and r times as long in all.  An honest program is
- * never changed: its printed time is within the margin of both bounds.  Sets *corrected when
- * the printed time was too short. */
+ * never changed: its printed time is within the margin of both bounds.  The wall times are each
+ * side's fastest of its runs so far (a machine busy now and then slows a run down, never
+ * speeds one up: one slowed run of the task's must not make its honest printed time look
+ * too short).  Sets *corrected when the printed time was too short. */
 static double confirmed_time(double task_printed, double task_wall, double ref_printed, double ref_wall,
                              int repeats, int *corrected)
 {
@@ -141,6 +143,25 @@ static double confirmed_time(double task_printed, double task_wall, double ref_p
         return task_printed;
     *corrected = 1;
     return least;
+}
+
+/* Every run's confirmed time (confirmed_time) into t_task, from the task's printed times and both
+ * sides' fastest wall times of the n runs so far; the reference's printed time is that of its
+ * fastest run.  *corrected is set when any was too short. */
+static void confirm_times(const double *printed, const double *walls_task, const double *t_ref,
+                          const double *walls_ref, int n, int repeats, double *t_task, int *corrected)
+{
+    int fast_task = 0, fast_ref = 0;
+    for (int i = 1; i < n; i++) {
+        if (walls_task[i] < walls_task[fast_task])
+            fast_task = i;
+        if (walls_ref[i] < walls_ref[fast_ref])
+            fast_ref = i;
+    }
+    *corrected = 0;
+    for (int i = 0; i < n; i++)
+        t_task[i] = confirmed_time(printed[i], walls_task[fast_task], t_ref[fast_ref], walls_ref[fast_ref], repeats,
+                                   corrected);
 }
 
 /* Whether n runs of each side say SLOW: the task's median over the limit times the
@@ -178,6 +199,7 @@ void perf_measure(const grade_context *ctx, const task_meta *task, const char *r
         return;
     }
     double t_task[PERF_MAX_RUNS], t_ref[PERF_MAX_RUNS], wall_task, wall_ref;
+    double printed[PERF_MAX_RUNS], walls_task[PERF_MAX_RUNS], walls_ref[PERF_MAX_RUNS];
     double timeout = task->timeout * ctx->policy->timeout_scale;
     int n = 0, corrected = 0;
     char *why = NULL;
@@ -198,14 +220,17 @@ void perf_measure(const grade_context *ctx, const task_meta *task, const char *r
                                 "reference took %.1f s there too", timeout, wall_ref);
                 task_side_failed = 0;
             }
-            if (!why)
-                t_task[n] = confirmed_time(t_task[n], wall_task, t_ref[n], wall_ref, task->perf_repeats,
-                                           &corrected);
+            if (!why) {
+                printed[n] = t_task[n];
+                walls_task[n] = wall_task;
+                walls_ref[n] = wall_ref;
+            }
         }
         results_free(&expected);
         if (why)
             break;
         n++;
+        confirm_times(printed, walls_task, t_ref, walls_ref, n, task->perf_repeats, t_task, &corrected);
         if (n >= PERF_MIN_RUNS && !looks_slow(t_task, t_ref, n, task->perf_limit) &&
             !implausible(t_task, t_ref, n))
             break; /* not slow, and not implausibly fast: no need for more runs */

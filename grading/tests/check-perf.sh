@@ -13,6 +13,8 @@
 #   3b. the same slow versions printing times 1000 times too short stay SLOW (the grader's
 #      own clock, perf.c's confirmed_time), and no solution's times are ever corrected;
 #   4. PERF=off measures nothing; a bad PERF value is a usage error (exit 2).
+# Each grading takes each task's first configuration only (grade --first-config): the
+# verdict is its perf run's, and check-solutions grades every configuration.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 . grading/tests/lib-test.sh
@@ -57,7 +59,7 @@ done
 # 2. the solutions against themselves
 filter=(--task "$(IFS=,; echo "${native[*]}")")
 for r in $(seq "$repeat"); do
-    if $G --tasks-from solutions --expect pass --perf required --quiet "${filter[@]}" \
+    if $G --tasks-from solutions --expect pass --perf required --first-config --quiet "${filter[@]}" \
         --json "$tmp/solutions.json" --junit "$tmp/solutions.xml" > "$tmp/solutions.log" 2>&1; then
         t_pass
     else
@@ -82,7 +84,7 @@ for p in grading/tests/perf/*.patch; do
     slow_ids+=("${f%.*}")
 done
 filter=(--task "$(IFS=,; echo "${slow_ids[*]}")")
-$G --tasks-from "$tmp/slow" --perf on --quiet "${filter[@]}" --json "$tmp/slow.json" --junit "$tmp/slow.xml" \
+$G --tasks-from "$tmp/slow" --perf on --first-config --quiet "${filter[@]}" --json "$tmp/slow.json" --junit "$tmp/slow.xml" \
     > "$tmp/slow.log" 2>&1
 while IFS=$'\t' read -r id status verdict ratio mode; do
     if [ "$mode" = sim ]; then
@@ -107,7 +109,7 @@ for id in "${slow_ids[@]}"; do
     grep -q 'define pr_print_time' "$f" || t_fail "$id: could not fake its printed times (no #include \"pr.h\" line)"
     fake_ids+=("$id")
 done
-$G --tasks-from "$tmp/fake" --perf on --quiet --task "$(IFS=,; echo "${fake_ids[*]}")" --json "$tmp/fake.json" \
+$G --tasks-from "$tmp/fake" --perf on --first-config --quiet --task "$(IFS=,; echo "${fake_ids[*]}")" --json "$tmp/fake.json" \
     --junit "$tmp/fake.xml" > "$tmp/fake.log" 2>&1
 while IFS=$'\t' read -r id status verdict ratio mode; do
     if [ "$status" = PASS ] && [ "$verdict" = slow ]; then
@@ -122,7 +124,7 @@ if grep -q "printed times were shorter" "$tmp/solutions.log"; then t_fail "a sol
 
 # PERF=required: SLOW fails (one task is enough: the rule is the same for all)
 one=${slow_ids[0]}
-if GRADE_PERF=required $G --tasks-from "$tmp/slow" --quiet --task "$one" --json "$tmp/req.json" --junit "$tmp/req.xml" \
+if GRADE_PERF=required $G --tasks-from "$tmp/slow" --first-config --quiet --task "$one" --json "$tmp/req.json" --junit "$tmp/req.xml" \
     > "$tmp/req.log" 2>&1; then
     t_fail "PERF=required: the slow $one exits 0"
 else
