@@ -26,7 +26,8 @@
  *     serialise (atomic_conflicts: the largest such group, summed over requests).
  *
  * At exit, one line per kernel (in the order of their first launch) on stderr, or into
- * the file named by CUDA_SIM_PROFILE_OUT:
+ * the file named by CUDA_SIM_PROFILE_OUT (where "%p" in it becomes the process id: one file
+ * per MPI rank):
  *   profile KERNEL launches=N ld_requests=N ld_sectors=N st_requests=N st_sectors=N
  *     shared_ld_requests=N shared_ld_wavefronts=N shared_st_requests=N
  *     shared_st_wavefronts=N atomics=N atomic_conflicts=N ld_bytes=N st_bytes=N worst=FILE:LINE
@@ -270,7 +271,11 @@ inline void prof_write()
     if (P.kernels.empty())
         return;
     const char *path = getenv("CUDA_SIM_PROFILE_OUT");
-    FILE *f = path && *path ? fopen(path, "w") : stderr;
+    std::string file = path ? path : "";
+    size_t at = file.find("%p"); /* a process's own file: %p is its process id (MPI ranks) */
+    if (at != std::string::npos)
+        file.replace(at, 2, std::to_string((long)getpid()));
+    FILE *f = !file.empty() ? fopen(file.c_str(), "w") : stderr;
     if (!f)
         f = stderr;
     std::vector<std::pair<int, const std::pair<const std::string, ProfCounts> *>> order;
