@@ -10,17 +10,19 @@
  * and moves every parameter against it, by the learning rate (0.1) times it.
  *
  * The forward kernel (one thread per sample computes its residual) is given.
- *   TODO 1: the gradient kernel: one thread per sample adds its share of
- *           every sum (and of the sum of squared residuals, for the loss) into
- *           the gradient array, safely although all threads add at once;
+ *   TODO 1: the gradient kernel: one thread per sample has a term of every
+ *           sum (and of the sum of squared residuals, for the loss); the block
+ *           adds its threads' terms together first, and only then adds each of
+ *           its sums into the gradient array, safely although all blocks add at once;
  *   TODO 2: the update kernel: one thread per parameter.
  *
  * Read first: README.md, "One step of SGD on a linear model", "Reductions: shared memory and atomics".
  *
  * The gradient is accumulated in double (atomicAdd on doubles), but the
- * residuals are floats and atomics add in whatever order the threads arrive,
- * so the GPU's results differ from the CPU's in the last digits: they are
- * compared with a relative tolerance of 1e-4.
+ * residuals are floats, the blocks add in another order than the CPU, and
+ * atomics add in whatever order the blocks arrive, so the GPU's results differ
+ * from the CPU's in the last digits: they are compared with a relative
+ * tolerance of 1e-4.
  *
  * Build and run by hand, from the room's folder:
  *   on a GPU:  nvcc -O2 -arch=native -Xcompiler -fopenmp -I../grading/include -o task5 task5.cu
@@ -34,6 +36,8 @@
 #include <cuda_runtime.h>
 
 #define TPB 256
+#define GTPB 64  /* the gradient kernel's block: its shared array holds GTPB terms of each sum */
+#define MAXD 64  /* the most features (d) */
 
 /* r[i] = X_i . w + w[d] - y[i]   (w[d] is the bias); X is n x d, row-major. */
 __global__ void forward_kernel(const float *X, const float *y, const float *w, float *r,
@@ -48,14 +52,17 @@ __global__ void forward_kernel(const float *X, const float *y, const float *w, f
     }
 }
 
-/* grad[j] += r_i * X_ij (j < d), grad[d] += r_i, grad[d+1] += r_i^2;
- * grad[] was zeroed before the launch.  (The 2/n comes in the update.) */
+/* grad[j] += r_i * X_ij (j < d), grad[d] += r_i, grad[d+1] += r_i^2, summed over all
+ * samples; grad[] was zeroed before the launch.  (The 2/n comes in the update.)
+ * Launched with GTPB threads a block. */
 __global__ void gradient_kernel(const float *X, const float *r, double *grad, long n, int d)
 {
-    // TODO 1: Each sample's thread adds its terms of the sums described in the
-    //         comment above into the gradient array, in double precision, with
-    //         no update lost although every thread adds into the same few
-    //         entries.  Threads without a sample add nothing.  The loss line
+    // TODO 1: The d + 2 sums described in the comment above, in double
+    //         precision.  Every thread of every block would hit the same few
+    //         entries of grad: decide how the block's threads combine their
+    //         terms first, so that the block touches each entry of grad once,
+    //         and how that last add stays safe with all blocks at it.  Threads
+    //         without a sample add nothing, but take part.  The loss line
     //         depends on the last entry, the others on the rest.
     (void)X; (void)r; (void)grad; (void)n; (void)d; /* TODO 1 */
 }
@@ -100,7 +107,7 @@ static void step_gpu(const float *dX, const float *dy, float *dw, float *dr, dou
     CHECK(cudaMemset(dgrad, 0, (d + 2) * sizeof(double)));
     forward_kernel<<<blocks, TPB>>>(dX, dy, dw, dr, n, d);
     CHECK(cudaGetLastError());
-    gradient_kernel<<<blocks, TPB>>>(dX, dr, dgrad, n, d);
+    gradient_kernel<<<(unsigned)((n + GTPB - 1) / GTPB), GTPB>>>(dX, dr, dgrad, n, d);
     CHECK(cudaGetLastError());
     update_kernel<<<1, 128>>>(dw, dgrad, d, lr, n);
     CHECK(cudaGetLastError());

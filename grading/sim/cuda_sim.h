@@ -2518,7 +2518,9 @@ int __tsan_get_report_mop(void *report, unsigned long idx, int *tid, void **addr
                           int *atomic, void **trace, unsigned long trace_size);
 int __tsan_get_report_thread(void *report, unsigned long idx, int *tid, unsigned long *os_id, int *running,
                              const char **name, int *parent_tid, void **trace, unsigned long trace_size);
-__attribute__((weak)) const char *__tsan_default_options() { return "history_size=4"; }
+/* halt_on_error: the first race reported ends the program (status 66).  (Going on after a
+ * report, a program whose threads are fibers could hang in TSan's reporting.) */
+__attribute__((weak)) const char *__tsan_default_options() { return "history_size=4 halt_on_error=1"; }
 }
 namespace __tsan {
 struct ReportDesc;
