@@ -98,20 +98,25 @@ int main(int argc, char **argv)
     CHECK(cudaMalloc(&dx, bytes));
     CHECK(cudaMemset(dx, 0, bytes));
 
-    /* Warm-up: the first launch also pays for setting up the GPU. */
-    CHECK(cudaMemcpy(da, a, bytes, cudaMemcpyHostToDevice));
-    CHECK(cudaMemcpy(db, b, bytes, cudaMemcpyHostToDevice));
-    solve_launch(da, db, dx, n, tpb);
-    CHECK(cudaDeviceSynchronize());
-
-    /* With transfers from pageable memory (malloc): copy in, solve, copy out; the last
-     * copy waits for the kernel. */
-    t0 = pr_now();
+    /* Warm-up: the first launch also pays for setting up the GPU, and the first copy into
+     * x_gpu for the operating system mapping its pages (calloc leaves them unmapped). */
     CHECK(cudaMemcpy(da, a, bytes, cudaMemcpyHostToDevice));
     CHECK(cudaMemcpy(db, b, bytes, cudaMemcpyHostToDevice));
     solve_launch(da, db, dx, n, tpb);
     CHECK(cudaMemcpy(x_gpu, dx, bytes, cudaMemcpyDeviceToHost));
-    double t_with = pr_now() - t0;
+
+    /* With transfers from pageable memory (malloc): copy in, solve, copy out; the last
+     * copy waits for the kernel.  The best of 3. */
+    double t_with = 1e30;
+    for (int rep = 0; rep < 3; rep++) {
+        t0 = pr_now();
+        CHECK(cudaMemcpy(da, a, bytes, cudaMemcpyHostToDevice));
+        CHECK(cudaMemcpy(db, b, bytes, cudaMemcpyHostToDevice));
+        solve_launch(da, db, dx, n, tpb);
+        CHECK(cudaMemcpy(x_gpu, dx, bytes, cudaMemcpyDeviceToHost));
+        double t = pr_now() - t0;
+        t_with = t < t_with ? t : t_with;
+    }
 
     /* The same from pinned memory (cudaMallocHost): asynchronous copies, queued with the
      * kernel; the host waits once, at the end.  (Its answer is checked below too.) */
@@ -121,13 +126,17 @@ int main(int argc, char **argv)
     CHECK(cudaMallocHost(&px, bytes));
     memcpy(pa, a, bytes);
     memcpy(pb, b, bytes);
-    t0 = pr_now();
-    CHECK(cudaMemcpyAsync(da, pa, bytes, cudaMemcpyHostToDevice, 0));
-    CHECK(cudaMemcpyAsync(db, pb, bytes, cudaMemcpyHostToDevice, 0));
-    solve_launch(da, db, dx, n, tpb);
-    CHECK(cudaMemcpyAsync(px, dx, bytes, cudaMemcpyDeviceToHost, 0));
-    CHECK(cudaStreamSynchronize(0));
-    double t_pinned = pr_now() - t0;
+    double t_pinned = 1e30;
+    for (int rep = 0; rep < 3; rep++) { /* the best of 3 */
+        t0 = pr_now();
+        CHECK(cudaMemcpyAsync(da, pa, bytes, cudaMemcpyHostToDevice, 0));
+        CHECK(cudaMemcpyAsync(db, pb, bytes, cudaMemcpyHostToDevice, 0));
+        solve_launch(da, db, dx, n, tpb);
+        CHECK(cudaMemcpyAsync(px, dx, bytes, cudaMemcpyDeviceToHost, 0));
+        CHECK(cudaStreamSynchronize(0));
+        double t = pr_now() - t0;
+        t_pinned = t < t_pinned ? t : t_pinned;
+    }
 
     /* Kernel only: REPS launches between two events recorded on the GPU itself. */
     cudaEvent_t start, stop;
