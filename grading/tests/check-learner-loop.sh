@@ -33,13 +33,20 @@ out=$(top_make grade TASK=01_threads/task4 2>&1); rc=$?
 if [ $rc -ne 0 ]; then t_pass; else t_fail "make grade of an untouched task exited 0"; fi
 if grep -q 'task4 *NOT STARTED' <<<"$out"; then t_pass; else t_fail "the untouched task4 is not NOT STARTED: $out"; fi
 if grep -q 'runs passed' <<<"$out"; then t_fail "the untouched task4 was run: $out"; else t_pass; fi
-if grep -q '\*\*\*' <<<"$out"; then t_fail "make's error line follows a failing make grade: $out"; else t_pass; fi
-# Quietly stopping make races with make reaping its child: a few more tries catch that.
-for try in 1 2 3 4; do
-    out=$(top_make grade TASK=01_threads/task4 2>&1); rc=$?
-    if [ $rc -ne 0 ]; then t_pass; else t_fail "make grade of an untouched task exited 0 (try $try)"; fi
-    if grep -q '\*\*\*' <<<"$out"; then t_fail "make's error line follows a failing make grade (try $try): $out"; else t_pass; fi
-done
+# (Only where SIGINT reaches make: a test started as a background job of a script, SIGINT
+# ignored, has a make that cannot be stopped quietly, as below.)
+ign=$(awk '/^SigIgn:/ { print $2 }' /proc/$$/status 2>/dev/null)
+if [ -n "$ign" ] && [ $((0x$ign & 2)) -ne 0 ]; then
+    t_skip "SIGINT is ignored in this test's process (a background job): make's error line cannot be silenced here"
+else
+    if grep -q '\*\*\*' <<<"$out"; then t_fail "make's error line follows a failing make grade: $out"; else t_pass; fi
+    # Quietly stopping make races with make reaping its child: a few more tries catch that.
+    for try in 1 2 3 4; do
+        out=$(top_make grade TASK=01_threads/task4 2>&1); rc=$?
+        if [ $rc -ne 0 ]; then t_pass; else t_fail "make grade of an untouched task exited 0 (try $try)"; fi
+        if grep -q '\*\*\*' <<<"$out"; then t_fail "make's error line follows a failing make grade (try $try): $out"; else t_pass; fi
+    done
+fi
 # A make started with SIGINT ignored (a background job of a script) cannot be stopped
 # quietly: the failure must still show in its exit status.
 out=$( (trap '' INT; top_make grade TASK=01_threads/task4) 2>&1); rc=$?
