@@ -969,8 +969,8 @@ static void method_check(const grade_context *grading, const task_meta *task, co
             const char *text = plan->method_key ? config_get(cfg, plan->method_key) : NULL;
             int asked = text ? atoi(text) : 1;
             switch (plan->method) {
-            case METHOD_GPU: /* (simulated only: natively, not measured) */
-                rr->message = plan->sim_record ? work_check_gpu(rr->work, ref_work) : NULL;
+            case METHOD_GPU: /* simulated only (plan_make) */
+                rr->message = work_check_gpu(rr->work, ref_work);
                 break;
             case METHOD_RANKS:
                 rr->message = work_check_ranks(rr->work, ref_work, asked);
@@ -1024,6 +1024,10 @@ void plan_make(const grade_context *ctx, const task_meta *task, task_plan *plan)
             plan->method = methods[i].kind;
             plan->method_key = methods[i].key;
         }
+    /* the GPU's work is counted by the simulator alone: natively the method run would measure
+     * the CPU threads of a CUDA program, which say nothing of its kernels (and cost a run) */
+    if (plan->method == METHOD_GPU && plan->mode != MODE_SIM)
+        plan->method = METHOD_NONE;
     plan->method_cfg = plan->method != METHOD_NONE ? task_method_config(task) : NULL;
 }
 

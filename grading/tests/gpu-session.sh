@@ -59,13 +59,13 @@ fi
 # 2026-11-23 for the older steps; the essential part's are estimates from those runs until a
 # GPU runs it: docs/gpu-results.md).
 plan_essential=(
-    "build 50 the grader built (make all) and its unit tests"
+    "build 35 the grader built (make all) and its unit tests"
     "probe 10 the sandbox's CUDA probe: a CUDA program inside the sandbox, or the fallback"
-    "room04 70 room 04's solutions PASS natively"
-    "room05-06 70 rooms 05 and 06's solutions PASS natively at 1 and 2 ranks"
-    "untouched 40 rooms 04-06's untouched tasks FAIL, one configuration each"
-    "sanitize 60 compute-sanitizer memcheck on every CUDA solution, one configuration each"
-    "figures 45 04 task1 and task4 (copies, crossover), tasks 7 and 8 against cuBLAS"
+    "room04 50 room 04's solutions PASS natively"
+    "room05-06 75 rooms 05 and 06's solutions PASS natively at 1 and 2 ranks"
+    "untouched 45 rooms 04-06's untouched tasks FAIL, one configuration each"
+    "sanitize 65 compute-sanitizer memcheck on every CUDA solution, one configuration each"
+    "figures 30 04 task1 and task4 (copies, crossover), tasks 7 and 8 against cuBLAS"
 )
 plan_grade=(
     "build 50 the grader built (make all) and its unit tests"
@@ -114,14 +114,27 @@ fi
 # ---- the steps (each runs as its own process: gpu-session.sh --run-step NAME, under its budget;
 # called by name, which shellcheck cannot see: SC2317 is off for the file, above)
 refs=build/gpu-session/refs
-# gradeit LABEL GRADER-OPTIONS...: the grader with the session's one draw (so each reference runs
-# once per configuration: --ref-dir) and --werror; its report kept as $keep/LABEL.json
-gradeit() {
-    local label=$1; shift
-    grading/bin/grade --werror --seed "$GPU_SESSION_SEED" --ref-dir "$refs" --build-dir build/gpu-session/build \
-        --json "$keep/$label.json" --junit "$keep/$label.xml" "$@"
+# gradeset LABEL GRADER-OPTIONS... -- GROUP...: one grader a group of tasks (GROUP: --task's list,
+# or a room's number), side by side (the machine's cores build while the GPU runs), each with a
+# build folder of its own; their outputs shown one after the other.  Fails when one does.
+gradeset() {
+    local label=$1 opts=() sel g i=0 rc=0 pids=()
+    shift
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do opts+=("$1"); shift; done
+    shift
+    for g in "$@"; do
+        i=$((i + 1))
+        if [[ $g == *task* ]]; then sel=(--task "$g"); else sel=(--room "$g"); fi
+        grading/bin/grade --werror --seed "$GPU_SESSION_SEED" --ref-dir "$refs" \
+            --build-dir "build/gpu-session/build-$label-$i" --json "$keep/$label-$i.json" \
+            --junit "$keep/$label-$i.xml" "${opts[@]}" "${sel[@]}" > "$keep/$label-$i.out" 2>&1 &
+        pids+=($!)
+    done
+    for i in "${!pids[@]}"; do wait "${pids[$i]}" || rc=1; done
+    for i in $(seq 1 ${#pids[@]}); do cat "$keep/$label-$i.out"; done
+    return "$rc"
 }
-step_build() { make -s all && make -s unit-test DEPS=true; }
+step_build() { make -s -j"$(nproc)" all && make -s unit-test DEPS=true; }
 step_probe() {
     local line rc
     line=$(grading/bin/grade --sandbox 2>&1); rc=$?
@@ -133,20 +146,20 @@ step_probe() {
         *) echo "the probe gave no verdict (exit $rc)"; return 1 ;;
     esac
 }
-step_room04() { gradeit room04 --tasks-from solutions --expect pass --room 04; }
+# (the groups: about even shares of the times measured on an H200 on 2026-11-28)
+step_room04() {
+    gradeset room04 --tasks-from solutions --expect pass -- \
+        04_cuda/task1,04_cuda/task8 04_cuda/task2,04_cuda/task6 04_cuda/task3,04_cuda/task7 04_cuda/task4,04_cuda/task5
+}
 step_room05_06() {
-    local rc=0
-    gradeit room05 --tasks-from solutions --expect pass --room 05 --max-ranks 2 || rc=1
-    gradeit room06 --tasks-from solutions --expect pass --room 06 --max-ranks 2 || rc=1
-    return "$rc"
+    gradeset room05-06 --tasks-from solutions --expect pass --max-ranks 2 -- \
+        05_cuda_mpi/task1,05_cuda_mpi/task2 05_cuda_mpi/task3,05_cuda_mpi/task4 \
+        06_data_parallel/task1,06_data_parallel/task2,06_data_parallel/task3,06_data_parallel/task4,06_data_parallel/task5 \
+        06_data_parallel/task6,06_data_parallel/task7,06_data_parallel/task8,06_data_parallel/task9,06_data_parallel/task10
 }
 step_untouched() {
-    local r rc=0
     bash grading/tools/pristine.sh build/pristine || return 1
-    for r in 04 05 06; do
-        gradeit "untouched$r" --tasks-from build/pristine --expect fail --room "$r" --first-config || rc=1
-    done
-    return "$rc"
+    gradeset untouched --tasks-from build/pristine --expect fail --first-config -- 04 05 06
 }
 step_sanitize() {
     local rc
@@ -270,18 +283,13 @@ started=$SECONDS
 echo "== inventory (part $part; the draw: GPU_SESSION_SEED=$GPU_SESSION_SEED)"
 date -u
 git log -1 --format='commit %h (%cd)' --date=short 2>/dev/null || echo "commit: not a git checkout"
+[ -z "$(git status --porcelain --untracked-files=no 2>/dev/null)" ] || echo "  (with changes not committed: git status --short)"
+
 if ! nvidia-smi --query-gpu=name,driver_version,memory.total,compute_cap,compute_mode --format=csv; then
     t_skip "no NVIDIA GPU here (nvidia-smi fails): nothing checked"
     t_summary
     exit 3
 fi
-for p in gcc make nvcc mpicc mpicxx mpiexec compute-sanitizer bwrap; do printf '  %-18s %s\n' "$p" "$(command -v "$p" || echo MISSING)"; done
-nvcc --version 2>/dev/null | tail -2
-mpiexec --version 2>&1 | head -2
-echo "  NCCL: $( (ldconfig -p 2>/dev/null | grep -m1 -o 'libnccl.so[.0-9]*') || echo 'no libnccl in ldconfig')," \
-     "header: $(for h in /usr/include/nccl.h /usr/local/cuda/include/nccl.h; do if [ -e "$h" ]; then echo "$h"; break; fi; done)"
-echo "  cores: $(nproc), $(head -1 /etc/os-release)"
-
 if [ -n "$debs" ]; then
     root=$PWD/build/debs-root
     mkdir -p "$root"
@@ -291,9 +299,16 @@ if [ -n "$debs" ]; then
     export CPATH=$root/usr/include${CPATH:+:$CPATH}
     export LIBRARY_PATH=$root/usr/lib/x86_64-linux-gnu${LIBRARY_PATH:+:$LIBRARY_PATH}
     export LD_LIBRARY_PATH=$root/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-    export PATH=$PATH:$root/usr/bin  # bwrap, where its .deb came along
+    export PATH=$PATH:$root/usr/bin  # bwrap, where its .deb came along (the list below shows it)
     echo "  libraries from $debs unpacked into $root"
 fi
+for p in gcc make nvcc mpicc mpicxx mpiexec compute-sanitizer bwrap; do printf '  %-18s %s\n' "$p" "$(command -v "$p" || echo MISSING)"; done
+nvcc --version 2>/dev/null | tail -2
+mpiexec --version 2>&1 | head -2
+echo "  NCCL: $( (ldconfig -p 2>/dev/null | grep -m1 -o 'libnccl.so[.0-9]*') || echo 'no libnccl in ldconfig')," \
+     "header: $(for h in /usr/include/nccl.h /usr/local/cuda/include/nccl.h; do if [ -e "$h" ]; then echo "$h"; break; fi; done)"
+echo "  cores: $(nproc), $(head -1 /etc/os-release)"
+
 
 for s in "${plan[@]}"; do
     read -r name b what <<<"$s"
