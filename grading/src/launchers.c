@@ -95,6 +95,16 @@ static void openmpi_command(const launch_request *req, strlist *argv, strlist *e
     push_mpiexec_ranks(req, "--host", "--hostfile", argv);
     /* Open MPI refuses more ranks than cores, and root, unless told. */
     sl_push(argv, "--oversubscribe");
+    /* Open MPI binds each rank to a core (to a socket from 3 ranks): a rank's OpenMP threads
+     * then share one core (room 05's CPU baselines, run beside MPI).  Unbound, as under
+     * MPICH's Hydra: the operating system places ranks and threads. */
+    int user_binds = 0;
+    for (int i = 0; req->flags && i < req->flags->count; i++)
+        user_binds |= strncmp(req->flags->items[i], "--bind-to", 9) == 0 || strcmp(req->flags->items[i], "--map-by") == 0;
+    if (!user_binds) { /* MPIEXEC_FLAGS chose */
+        sl_push(argv, "--bind-to");
+        sl_push(argv, "none");
+    }
     /* When a rank exits non-zero, Open MPI 4 waits odls_base_sigkill_timeout
      * seconds (1) before SIGTERM to the others and again before SIGKILL: 2 s
      * of every failing run spent waiting (0.3 s with 0).  A learner's failing

@@ -119,7 +119,7 @@ session essential; rc=$?
 x=$tmp/session-essential/x/essential
 log=$tmp/session-essential/log-essential.txt
 if [ $rc -eq 1 ]; then t_pass; else t_fail "gpu-session with a fake GPU: exit $rc, expected 1: $(tail -n 5 "$tmp/log")"; fi
-for f in build.txt probe.txt room04.txt room04.json room05.json room06.json untouched04.json sanitize.txt figures.txt; do
+for f in build.txt probe.txt room04.txt room04-1.json room04-4.json room05-06-1.json room05-06-4.json untouched-1.json untouched-3.json sanitize.txt figures.txt; do
     if [ -s "$x/$f" ]; then t_pass; else t_fail "gpu-session: $f is missing or empty in the archive"; fi
 done
 if grep -qE '^sanitize-gpu: ok: [0-9]+ passed: all clean \([0-9]+ runs\)' "$x/sanitize.txt" 2>/dev/null &&

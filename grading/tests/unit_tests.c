@@ -1400,8 +1400,8 @@ static void test_launcher_hydra(void)
     CU_ASSERT_EQUAL(hydra->reported_signal(NULL), 0);
 }
 
-/* Open MPI's mpiexec: --host or --hostfile, --oversubscribe, no kill delay unless the user
- * chose one, and (as root) the two variables that let it start. */
+/* Open MPI's mpiexec: --host or --hostfile, --oversubscribe, --bind-to none unless MPIEXEC_FLAGS
+ * bind, no kill delay unless the user chose one, and (as root) the two variables that let it start. */
 static void test_launcher_openmpi(void)
 {
     char *was = getenv("OMPI_MCA_odls_base_sigkill_timeout") ? xstrdup(getenv("OMPI_MCA_odls_base_sigkill_timeout"))
@@ -1413,14 +1413,14 @@ static void test_launcher_openmpi(void)
     use_launcher(&tc, "openmpi", NULL);
     strlist argv, env;
     launch_four(&tc, 0, &argv, &env);
-    CU_ASSERT(words_are(&argv, WORDS("mpiexec", "-n", "4", "--oversubscribe", "./t", "n=7")));
+    CU_ASSERT(words_are(&argv, WORDS("mpiexec", "-n", "4", "--oversubscribe", "--bind-to", "none", "./t", "n=7")));
     {
         task_meta mpi_task = { .kind = "mpi" };
         char *keys[] = { "ranks" }, *values[] = { "2" };
         run_config two = { .label = "ranks=2", .nkeys = 1, .keys = keys, .values = values };
         strlist a = { 0 }, e = { 0 };
         launch_command_layer(&tc, &mpi_task, &two, "./t", "/b/layer.so", &a, &e);
-        CU_ASSERT(words_are(&a, WORDS("mpiexec", "-n", "2", "--oversubscribe", "-x", "LD_PRELOAD=/b/layer.so", "./t")));
+        CU_ASSERT(words_are(&a, WORDS("mpiexec", "-n", "2", "--oversubscribe", "--bind-to", "none", "-x", "LD_PRELOAD=/b/layer.so", "./t")));
         sl_free(&a), sl_free(&e);
     }
     CU_ASSERT(words_are(&env, root ? WORDS("OMPI_MCA_odls_base_sigkill_timeout=0", "OMPI_ALLOW_RUN_AS_ROOT=1",
@@ -1429,7 +1429,7 @@ static void test_launcher_openmpi(void)
     sl_free(&argv), sl_free(&env);
     tc.hosts = xstrdup("node1,node2");
     launch_four(&tc, 0, &argv, &env);
-    CU_ASSERT(words_are(&argv, WORDS("mpiexec", "-n", "4", "--host", "node1,node2", "--oversubscribe", "./t",
+    CU_ASSERT(words_are(&argv, WORDS("mpiexec", "-n", "4", "--host", "node1,node2", "--oversubscribe", "--bind-to", "none", "./t",
                                      "n=7")));
     sl_free(&argv), sl_free(&env);
     free(tc.hosts), tc.hosts = NULL;
@@ -1607,7 +1607,7 @@ static void test_launcher_detection(void)
     CU_ASSERT_STRING_EQUAL(tc.mpi_version, "Open MPI 4.1.4, on the hosts in /etc/hostname");
     launch_four(&tc, 0, &argv, &env);
     CU_ASSERT(words_are(&argv, WORDS("mpiexec", "-n", "4", "--hostfile", "/etc/hostname", "--oversubscribe",
-                                     "./t", "n=7")));
+                                     "--bind-to", "none", "./t", "n=7")));
     sl_free(&argv), sl_free(&env), toolchain_free(&tc);
     remove_fake_mpi(dir);
 
