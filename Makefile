@@ -97,7 +97,7 @@ $(UNIT): grading/tests/unit_tests.c $(CORE_SRC) $(CORE_HDR)
 ## grade: build and grade your tasks (ROOM=01 or TASK=01_threads/task2 to narrow it;
 ##        HOSTS=a,b or HOSTFILE=f to spread MPI ranks over machines without Slurm;
 ##        SANDBOX=off|on: without or only with the sandbox, default auto;
-##        RACECHECK=1: simulated CUDA tasks built with the race checker;
+##        RACECHECK=1: each simulated CUDA task (one process) run once more under the race checker;
 ##        PERF=on|off|required: the perf verdict beside PASS, default on; required: SLOW fails;
 ##        SEED=N: the draw of sizes and seeds a grading printed, drawn again; default: a fresh draw;
 ##        HIDE_EXPECTED=1: FAIL messages without the expected values; OVERLAY=file: a private

@@ -45,8 +45,8 @@ __global__ void rowsum_kernel(const float *M, float *sums, long rows, int cols)
 {
     // TODO 1: What the CPU version below does for one row, done by one thread
     //         for its own row; threads without a row do nothing.  The sums must
-    //         equal the CPU's exactly (add in the same order).  Result lines
-    //         wrong and total.
+    //         equal the CPU's exactly (add in the same order).  The result
+    //         lines "wrong" and "total" check it.
     (void)M; (void)sums; (void)rows; (void)cols; /* TODO 1 */
 }
 

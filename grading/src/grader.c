@@ -889,21 +889,51 @@ static void settle_status(task_report *tr, grade_status worst)
     }
 }
 
-/* A simulated CUDA task (one process) that failed a run: its program built again with the
- * race checker and run on the first failing configuration.  A race it finds is added to the
- * task's message (a missing barrier shows as a race, where the failure alone shows a wrong
- * sum).  Not where the race checker is already on (RACECHECK=1), nor with
- * GRADE_RACECHECK=0. */
-static void race_hint(const grade_context *ctx, const task_meta *task, const task_files *f, task_report *tr)
+/* A simulated CUDA task of one process, after its runs.  Asked for (make grade RACECHECK=1), its
+ * program is built again with the race checker and run once, on the first failing configuration
+ * (the first one when all passed), with a longer limit (the race checker slows a kernel some 50
+ * times).  A race it finds is added to the task's message, and fails a task that passed.  Not
+ * asked, a task that failed is told that the race checker can look: the grader never names a
+ * bug hunt's race unasked. */
+/* Whether the file at path (its first MiB) holds one of the words: 1 when it cannot be read. */
+static int source_mentions(const char *path, const char *const *words, int nwords)
 {
-    const char *env = getenv("GRADE_RACECHECK");
-    if (tr->status != ST_FAIL || !ctx->plan->race_hint || (env && strcmp(env, "0") == 0) || runner_interrupted())
+    FILE *in = fopen(path, "r");
+    if (!in)
+        return 1;
+    char *text = xmalloc((1 << 20) + 1);
+    size_t n = fread(text, 1, 1 << 20, in);
+    fclose(in);
+    text[n] = '\0';
+    int found = 0;
+    for (int i = 0; i < nwords && !found; i++)
+        found = strstr(text, words[i]) != NULL;
+    free(text);
+    return found;
+}
+
+static void race_check(const grade_context *ctx, const task_meta *task, const task_files *f, task_report *tr)
+{
+    if (!ctx->plan->race_hint || runner_interrupted() || (tr->status != ST_FAIL && tr->status != ST_PASS))
         return;
+    if (!ctx->tc->racecheck_asked) {
+        /* (offered where threads share memory on purpose: shared memory, atomics) */
+        static const char *const shared[] = { "__shared__", "atomic" };
+        if (tr->status == ST_FAIL && source_mentions(f->task_src, shared, 2)) {
+            char *more = xasprintf("%s\na race between threads? the race checker can look: make grade TASK=%s "
+                                   "RACECHECK=1", tr->message ? tr->message : "", task->id);
+            free(tr->message);
+            tr->message = more;
+        }
+        return;
+    }
     /* (the task's own configurations: not the method's run, appended after them) */
     int c = 0, configs = tr->nruns < task->nconfigs ? tr->nruns : task->nconfigs;
     while (c < configs && !(tr->runs[c].ran && tr->runs[c].status == ST_FAIL))
         c++;
     if (c == configs)
+        c = 0;
+    if (configs == 0)
         return;
     toolchain tc = *ctx->tc;
     tc.racecheck = 1;
@@ -919,20 +949,33 @@ static void race_hint(const grade_context *ctx, const task_meta *task, const tas
         run_result res;
         sandbox_view view;
         run_view(ctx, exe, &view);
-        /* TSan slows a kernel down some 50 times */
-        run_limited(ctx, &cmd, &env_list, 5 * task->timeout * ctx->policy->timeout_scale, ctx->policy->output_cap,
-                    ctx->plan->limits, &view, &res);
+        run_limited(ctx, &cmd, &env_list, 10 * task->timeout * ctx->policy->timeout_scale,
+                    ctx->policy->output_cap, ctx->plan->limits, &view, &res);
         sandbox_view_free(&view);
         char *race = res.outcome == RUN_EXITED ? race_report(&res) : NULL;
+        char *more = NULL;
         if (race) {
-            char *more = xasprintf("%s\nthe race checker (make grade RACECHECK=1) found %s", tr->message, race);
-            free(tr->message);
-            tr->message = more;
+            more = xasprintf("%s%sthe race checker (make grade RACECHECK=1) found %s (in [%s])",
+                             tr->message ? tr->message : "", tr->message ? "\n" : "", race, task->configs[c].label);
+            if (tr->status == ST_PASS)
+                tr->status = ST_FAIL;
             free(race);
-        }
+        } else if (res.outcome == RUN_TIMEOUT && !runner_interrupted())
+            more = xasprintf("%s%sthe race checker's run [%s] did not end within %.0f s: no verdict", tr->message ? tr->message : "",
+                             tr->message ? "\n" : "", task->configs[c].label, 10 * task->timeout * ctx->policy->timeout_scale);
+        else
+            more = xasprintf("%s%sthe race checker found no race in [%s]", tr->message ? tr->message : "",
+                             tr->message ? "\n" : "", task->configs[c].label);
+        free(tr->message);
+        tr->message = more;
         run_result_free(&res);
         sl_free(&cmd);
         sl_free(&env_list);
+    } else {
+        char *more = xasprintf("%s%sthe race checker's build failed: no verdict", tr->message ? tr->message : "",
+                               tr->message ? "\n" : "");
+        free(tr->message);
+        tr->message = more;
     }
     free(failure);
     free(exe);
@@ -1047,7 +1090,7 @@ void grade_task(const grade_context *grading, const task_meta *task, int index, 
         build_both(ctx, task, &files, tr)) {
         settle_status(tr, run_configs(ctx, task, &files, tr));
         method_check(ctx, task, &files, tr);
-        race_hint(ctx, task, &files, tr);
+        race_check(ctx, task, &files, tr);
         perf_measure(ctx, task, files.ref_exe, files.task_exe, tr);
     }
     task_files_free(&files);

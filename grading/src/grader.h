@@ -32,7 +32,7 @@ typedef struct {
                                   * elsewhere, native CUDA where the probe failed inside (sandbox.h) */
     const char *mpi_layer;       /* the MPI work layer its ranks load, or NULL (work.h) */
     int sim_record;              /* the simulator writes its work record (work.h) */
-    int race_hint;               /* a failing run may be re-run under the race checker */
+    int race_hint;               /* the race checker can run it (race_check: RACECHECK=1) */
     method_kind method;          /* how its work is judged */
     const char *method_key;      /* the configuration key that says how many: threads, workers, ranks */
     const run_config *method_cfg; /* where the method is judged, or NULL */

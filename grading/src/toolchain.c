@@ -276,7 +276,7 @@ void toolchain_detect(toolchain *tc, const char *root)
     const char *cuda_mode = getenv("GRADE_CUDA");
     tc->force_sim = cuda_mode && strcmp(cuda_mode, run_mode_name(MODE_SIM)) == 0;
     const char *racecheck = getenv("GRADE_RACECHECK");
-    tc->racecheck = racecheck && strcmp(racecheck, "1") == 0;
+    tc->racecheck_asked = racecheck && strcmp(racecheck, "1") == 0;
     tc->have_cc = program_exists(tc->cc);
     tc->have_nvcc = program_exists(tc->nvcc);
     long cores = sysconf(_SC_NPROCESSORS_ONLN);

@@ -31,8 +31,10 @@ typedef struct {
     strlist cflags;          /* for C tasks */
     strlist mpiexec_flags;   /* from MPIEXEC_FLAGS */
     int werror;              /* add -Werror (the maintainers' checks) */
-    int racecheck;           /* GRADE_RACECHECK=1 (make grade RACECHECK=1): simulated CUDA tasks of
-                              * one process are built with the race checker (simcc --racecheck) */
+    int racecheck;           /* this build with the race checker (simcc --racecheck): set on a copy
+                              * for the race checker's own run (grader.c's race_check) */
+    int racecheck_asked;     /* GRADE_RACECHECK=1 (make grade RACECHECK=1): each simulated CUDA task
+                              * of one process run once more under the race checker */
     char *grading_dir;       /* absolute path of grading/: include/ (pr.h), sim/ (simcc), tools/ */
     char *include_dir;       /* absolute path of grading/include/ (pr.h, what every task includes) */
     char *root;              /* the workbook's absolute path: ROOT/NN_room holds a room's own

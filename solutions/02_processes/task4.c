@@ -25,6 +25,7 @@
 #include "pr.h"
 #include "procs.h" /* MAX_WORKERS, chunk_of, die, fork_child...: the room's plumbing */
 
+#include <sched.h>
 #include <semaphore.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
@@ -37,6 +38,8 @@ typedef struct {
     long updates;          /* how many times `total` was updated: under `lock` */
     _Atomic long finished; /* children that finished their chunk: a C11 atomic */
     _Atomic long racy;     /* the race demonstration's counter: NO lock, on purpose */
+    _Atomic long gate;     /* the race demonstration: children at its start line */
+    _Atomic long tried;    /* the race demonstration: increments the children made */
     int64_t out[];         /* out[i]: the step count of in[i]; child w fills its chunk */
 } shared_t;
 
@@ -122,13 +125,26 @@ typedef struct {
 static void child_work(const job_t *jb, shared_t *sh, long lo, long hi)
 {
     if (jb->racy) {
-        /* RACY ON PURPOSE, as in room 01's task 3: one unprotected update per
-         * element, written as a separate load and store so that the compiler
-         * cannot hide it.  Updates are lost when two processes interleave. */
-        for (long i = lo; i < hi; i++) {
-            long old = atomic_load_explicit(&sh->racy, memory_order_relaxed);
-            atomic_store_explicit(&sh->racy, old + 1, memory_order_relaxed);
-        }
+        /* RACY ON PURPOSE, as in room 01's task 3: unprotected updates, each
+         * written as a separate load and store so that the compiler cannot hide
+         * it.  Updates are lost when two processes interleave.  The children
+         * start together (each waits, a second at most, until all have arrived)
+         * and go on for 20 ms, longer than a time slice: on a busy machine too,
+         * the system switches between them in the middle of their loops. */
+        (void)lo, (void)hi;
+        atomic_fetch_add(&sh->gate, 1);
+        for (double until = pr_now() + 1.0; atomic_load(&sh->gate) < jb->workers && pr_now() < until;)
+            sched_yield();
+        long mine = 0;
+        double until = pr_now() + 0.02;
+        do {
+            for (int k = 0; k < 1024; k++) {
+                long old = atomic_load_explicit(&sh->racy, memory_order_relaxed);
+                atomic_store_explicit(&sh->racy, old + 1, memory_order_relaxed);
+            }
+            mine += 1024;
+        } while (pr_now() < until);
+        atomic_fetch_add(&sh->tried, mine);
         return;
     }
     for (long start = lo; start < hi; start += jb->block) {
@@ -149,6 +165,8 @@ static void reset(shared_t *sh, long n)
     sh->updates = 0;
     atomic_store(&sh->finished, 0);
     atomic_store(&sh->racy, 0);
+    atomic_store(&sh->gate, 0);
+    atomic_store(&sh->tried, 0);
     memset(sh->out, 0, (size_t)n * sizeof sh->out[0]);
 }
 
@@ -287,9 +305,9 @@ int main(int argc, char **argv)
     if (race) {
         r.jb.racy = 1;
         run_children(&r.jb, sh);
-        long got = atomic_load(&sh->racy);
-        printf("  race: %ld unprotected increments of one shared counter gave %ld: %ld lost\n", n,
-               got, n - got);
+        long got = atomic_load(&sh->racy), tried = atomic_load(&sh->tried);
+        printf("  race: %ld unprotected increments of one shared counter (20 ms a child) gave %ld: "
+               "%ld lost\n", tried, got, tried - got);
     }
 
     sem_destroy(&sh->lock);

@@ -174,7 +174,7 @@ int main(int argc, char **argv)
         int64_t checksum = 0, expect_checksum = 0;
         for (long i = 0; i < n; i++) {
             if (all[i] != c[i] && off++ < 20)
-                printf("%s %ld", off == 1 ? "  cells differing from the serial run:" : "", i);
+                printf("%s %ld", off == 1 ? "  indices of the cells that differ from the serial run:" : "", i);
             live += all[i];
             expect_live += c[i];
             checksum += all[i] ? i : 0;

@@ -93,7 +93,7 @@ __global__ void update_kernel(float *w, const double *grad, int d, float lr, lon
     //@ TODO 2: Each parameter's thread (the weights and the bias: the launch
     //@         below has more threads than parameters) takes one gradient
     //@         descent step, as the comment above and the CPU version below say.
-    //@         Result lines bias and w_weighted_sum.
+    //@         The result lines "bias" and "w_weighted_sum" check it.
     //@ placeholder: (void)w; (void)grad; (void)d; (void)lr; (void)n; /* TODO 2 */
     //@ solution {
     int j = blockIdx.x * blockDim.x + threadIdx.x;
