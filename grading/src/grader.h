@@ -60,6 +60,8 @@ typedef struct {
                               * --ref-dir: a class's graders, or check-solutions and check-tasks
                               * on one draw, run each reference once), or NULL */
     const task_plan *plan;   /* the task being graded: its plan (grade_task sets it) */
+    int profile_run;         /* the programs were built with the profiler: their counts are read
+                              * (CUDA_SIM_PROFILE_OUT) into the run's gpu_work */
 } grade_context;
 
 /* The task's plan on this machine (its toolchain, sandbox and launcher). */

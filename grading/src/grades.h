@@ -23,6 +23,8 @@ typedef struct {
     char *message;       /* NULL when it passed */
     run_work *work;      /* how the work was spread, as the grader measured it (work.h), or NULL */
     const char *method;  /* the method checked at this run (tasks.ini's method), or NULL */
+    char *profile;       /* a simulated CUDA task's memory counts beside the reference's
+                          * (work_profile_summary), or NULL */
 } run_report;
 
 /* The perf verdict (perf.h): after a PASS, the task's time against the reference's at the

@@ -800,7 +800,7 @@ static int grade_selected(const options *opt, const grade_policy *policy, const 
     term_init(opt->quiet);
     int perf = opt->perf ? perf_mode_parse(opt->perf) : opt->expect ? PERF_MODE_OFF : PERF_MODE_ON;
     grade_context ctx = { root, tasks_root, build_dir, &tc, policy, ref_dir, ref_dir != NULL, opt->verbose,
-                          !opt->expect, &sb, perf, 0, opt->hide_expected, NULL, NULL };
+                          !opt->expect, &sb, perf, 0, opt->hide_expected, NULL, NULL, 0 };
     char *ref_outputs = ref_dir ? xasprintf("%s/outputs", ref_dir) : NULL;
     ctx.ref_outputs = ref_outputs;
     /* The learner's own tasks: their grades, and the hints they opened, are remembered. */

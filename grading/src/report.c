@@ -263,7 +263,10 @@ static char *work_line(const task_report *tr)
         const run_report *rr = &tr->runs[i];
         if (rr->method && rr->ran && rr->work && rr->status == ST_PASS) {
             char *summary = work_summary(rr->work);
-            char *line = xasprintf("work: %s at %s (measured by the grader)", summary, rr->config);
+            char *line = rr->profile ? xasprintf("work: %s at %s (measured by the grader)\nmemory (simulated, "
+                                                 "counted by the grader): %s",
+                                                 summary, rr->config, rr->profile)
+                                     : xasprintf("work: %s at %s (measured by the grader)", summary, rr->config);
             free(summary);
             return line;
         }
@@ -411,6 +414,23 @@ static json_t *work_json(const run_report *rr)
                                              g->grid[2], "largest_block", g->block[0], g->block[1], g->block[2],
                                              "bytes_to_gpu", (json_int_t)g->h2d, "bytes_from_gpu",
                                              (json_int_t)g->d2h, "bytes_within_gpu", (json_int_t)g->d2d));
+    /* the profiler's counts (simcc --profile), every kernel together: null when not profiled */
+    json_t *mem = json_null();
+    if (g->seen && g->mem_seen) {
+        mem = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "ld_requests",
+                        (json_int_t)g->ld_requests, "ld_sectors", (json_int_t)g->ld_sectors, "st_requests",
+                        (json_int_t)g->st_requests, "st_sectors", (json_int_t)g->st_sectors, "shared_ld_requests",
+                        (json_int_t)g->sh_ld_requests, "shared_ld_wavefronts", (json_int_t)g->sh_ld_wavefronts,
+                        "shared_st_requests", (json_int_t)g->sh_st_requests, "shared_st_wavefronts",
+                        (json_int_t)g->sh_st_wavefronts, "atomics", (json_int_t)g->atomics, "atomic_conflicts",
+                        (json_int_t)g->atomic_conflicts, "ld_bytes", (json_int_t)g->ld_bytes, "st_bytes",
+                        (json_int_t)g->st_bytes);
+        json_object_set_new(mem, "worst", opt_string(g->worst[0] ? g->worst : NULL));
+    }
+    if (json_is_object(json_object_get(o, "gpu")))
+        json_object_set_new(json_object_get(o, "gpu"), "memory", mem);
+    else
+        json_decref(mem);
     return o;
 }
 
@@ -427,6 +447,7 @@ int report_write_json(const grade_report *rep, const char *path)
                                     "ran", rr->ran);
             json_object_set_new(run, "message", opt_string(rr->message));
             json_object_set_new(run, "work", work_json(rr));
+            json_object_set_new(run, "profile", opt_string(rr->profile));
             json_array_append_new(runs, run);
         }
         json_t *task = json_pack("{s:s, s:s, s:s, s:s, s:s, s:f}", "id", tr->meta->id, "title",

@@ -73,6 +73,11 @@ typedef struct {
     long long half_threads;        /* the fewest threads that did half the work */
     unsigned grid[3], block[3];    /* the launch with the most threads */
     long long h2d, d2h, d2d;       /* bytes copied to the GPU, back, and within it */
+    /* the profiler's counts (simcc --profile, CUDA_SIM_PROFILE_OUT), every kernel together */
+    int mem_seen;                  /* profile lines read (0: not profiled) */
+    long long ld_requests, ld_sectors, st_requests, st_sectors, sh_ld_requests, sh_ld_wavefronts;
+    long long sh_st_requests, sh_st_wavefronts, atomics, atomic_conflicts, ld_bytes, st_bytes;
+    char worst[160];               /* the source line of the worst access ("" when none) */
 } gpu_work;
 
 #define WORK_MAX 512  /* threads and processes followed in one run */

@@ -393,6 +393,8 @@ void build_command(const toolchain *tc, const task_meta *task, const char *sourc
         /* (one process only: under MPICH a program built with it crashed at exit) */
         if (tc->racecheck && !(kind->flags & KIND_MPI))
             sl_push(argv, "--racecheck");
+        else if (tc->profile)
+            sl_push(argv, "--profile");
     } else if (kind->flags & KIND_CUDA) {
         sl_push(argv, tc->nvcc);
         sl_push(argv, "-O2");

@@ -33,6 +33,8 @@ typedef struct {
     int werror;              /* add -Werror (the maintainers' checks) */
     int racecheck;           /* this build with the race checker (simcc --racecheck): set on a copy
                               * for the race checker's own run (grader.c's race_check) */
+    int profile;             /* this build with the profiler (simcc --profile): set on a copy for
+                              * the method run of a simulated CUDA task (grader.c's method_check) */
     int racecheck_asked;     /* GRADE_RACECHECK=1 (make grade RACECHECK=1): each simulated CUDA task
                               * of one process run once more under the race checker */
     char *grading_dir;       /* absolute path of grading/: include/ (pr.h), sim/ (simcc), tools/ */

@@ -489,3 +489,96 @@ char *work_check_gpu(const run_work *task, const run_work *ref)
                    "grid-stride loop over many threads");
     return sb.data;
 }
+
+void work_read_profile(const char *dir, const char *prefix, run_work *w)
+{
+    gpu_work *g = &w->gpu;
+    g->mem_seen = 0;
+    g->ld_requests = g->ld_sectors = g->st_requests = g->st_sectors = 0;
+    g->sh_ld_requests = g->sh_ld_wavefronts = g->sh_st_requests = g->sh_st_wavefronts = 0;
+    g->atomics = g->atomic_conflicts = g->ld_bytes = g->st_bytes = 0;
+    g->worst[0] = '\0';
+    static const char *const keys[] = { "ld_requests",        "ld_sectors",          "st_requests",
+                                        "st_sectors",         "shared_ld_requests",  "shared_ld_wavefronts",
+                                        "shared_st_requests", "shared_st_wavefronts", "atomics",
+                                        "atomic_conflicts",   "ld_bytes",            "st_bytes" };
+    long long *sums[] = { &g->ld_requests,      &g->ld_sectors,       &g->st_requests, &g->st_sectors,
+                          &g->sh_ld_requests,   &g->sh_ld_wavefronts, &g->sh_st_requests,
+                          &g->sh_st_wavefronts, &g->atomics,          &g->atomic_conflicts,
+                          &g->ld_bytes,         &g->st_bytes };
+    DIR *d = opendir(dir);
+    size_t plen = strlen(prefix);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        if (strncmp(e->d_name, prefix, plen) != 0)
+            continue;
+        char *path = xasprintf("%s/%s", dir, e->d_name);
+        FILE *f = fopen(path, "r");
+        free(path);
+        if (!f)
+            continue;
+        char line[2048];
+        while (fgets(line, sizeof line, f)) {
+            if (strncmp(line, "profile ", 8) != 0)
+                continue;
+            g->mem_seen++;
+            for (char *tok = strtok(line + 8, " \n"); tok; tok = strtok(NULL, " \n")) {
+                char *eq = strchr(tok, '=');
+                if (!eq)
+                    continue;
+                *eq = '\0';
+                for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+                    if (strcmp(tok, keys[k]) == 0)
+                        *sums[k] += atoll(eq + 1);
+                if (strcmp(tok, "worst") == 0 && strcmp(eq + 1, "-") != 0 && !g->worst[0])
+                    snprintf(g->worst, sizeof g->worst, "%s", eq + 1);
+            }
+        }
+        fclose(f);
+    }
+    if (d)
+        closedir(d);
+}
+
+/* "4.0" units per request, or "-" when there was no request */
+static void per_request(char *out, size_t size, long long units, long long requests)
+{
+    if (requests > 0)
+        snprintf(out, size, "%.1f", (double)units / (double)requests);
+    else
+        snprintf(out, size, "-");
+}
+
+char *work_profile_summary(const run_work *task, const run_work *ref)
+{
+    if (!task || !ref || !task->gpu.mem_seen || !ref->gpu.mem_seen)
+        return NULL;
+    const gpu_work *t = &task->gpu, *r = &ref->gpu;
+    strbuf sb = { 0 };
+    char a[32], b[32];
+    if (t->ld_requests || r->ld_requests) {
+        per_request(a, sizeof a, t->ld_sectors, t->ld_requests);
+        per_request(b, sizeof b, r->ld_sectors, r->ld_requests);
+        sb_printf(&sb, "global loads %s sectors/request (reference %s)", a, b);
+    }
+    if (t->st_requests || r->st_requests) {
+        per_request(a, sizeof a, t->st_sectors, t->st_requests);
+        per_request(b, sizeof b, r->st_sectors, r->st_requests);
+        sb_printf(&sb, "%sstores %s (reference %s)", sb.len ? ", " : "", a, b);
+    }
+    long long tb = 32 * (t->ld_sectors + t->st_sectors), rb = 32 * (r->ld_sectors + r->st_sectors);
+    if (rb > 0)
+        sb_printf(&sb, "%sglobal traffic %.2fx the reference's", sb.len ? ", " : "", (double)tb / (double)rb);
+    long long tsr = t->sh_ld_requests + t->sh_st_requests, rsr = r->sh_ld_requests + r->sh_st_requests;
+    if (tsr || rsr) {
+        per_request(a, sizeof a, t->sh_ld_wavefronts + t->sh_st_wavefronts, tsr);
+        per_request(b, sizeof b, r->sh_ld_wavefronts + r->sh_st_wavefronts, rsr);
+        sb_printf(&sb, "%sshared %s wavefronts/request (reference %s)", sb.len ? ", " : "", a, b);
+    }
+    if (t->atomics || r->atomics)
+        sb_printf(&sb, "%satomics %lld (reference %lld)", sb.len ? ", " : "", t->atomics, r->atomics);
+    if (!sb.len)
+        sb_printf(&sb, "no access to global or shared memory (reference none)");
+    if (t->worst[0])
+        sb_printf(&sb, "; the costliest access: %s", t->worst);
+    return sb.data;
+}

@@ -72,5 +72,12 @@ char *work_check_gpu(const run_work *task, const run_work *ref);
 char *work_gpu_summary(const run_work *w);
 /* Reads the simulator's records dir/prefix.PID (one per process) into w->gpu, added up. */
 void work_read_gpu(const char *dir, const char *prefix, run_work *w);
+/* The profiler's lines (simcc --profile: "profile KERNEL launches=N ld_requests=N ..."), every
+ * file in dir whose name starts with prefix, every kernel summed, into w->gpu's memory counts. */
+void work_read_profile(const char *dir, const char *prefix, run_work *w);
+/* "global loads 4.0 sectors/request (reference 4.0), bytes 1.00x the reference, shared 1.0
+ * wavefronts/request (reference 1.0), atomics 782 (reference 782), 0 waiting on another":
+ * the task's memory counts beside the reference's, or NULL when either was not profiled. */
+char *work_profile_summary(const run_work *task, const run_work *ref);
 
 #endif

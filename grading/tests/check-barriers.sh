@@ -39,7 +39,7 @@ for sol in solutions/[0-9][0-9]_*/task*.cu; do
             t_fail "$id without its barriers: the report does not name the race (the race checker found none)"
         fi
         if [ "$checked" -eq 1 ]; then  # unasked (one task: it costs a grading): no race named, the way offered
-            GRADE_RACECHECK= grading/bin/grade --task "$id" --tasks-from "$out" --quiet --json "$out/unasked.json" \
+            GRADE_RACECHECK='' grading/bin/grade --task "$id" --tasks-from "$out" --quiet --json "$out/unasked.json" \
                 --junit "$out/unasked.xml" >/dev/null 2>&1
             if grep -q "the race checker can look: make grade TASK=$id RACECHECK=1" "$out/unasked.json" &&
                 ! grep -q 'found a race' "$out/unasked.json"; then
