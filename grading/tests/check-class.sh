@@ -61,6 +61,14 @@ mkdir -p "$subs/empty"
 echo "not a checkout" > "$subs/notes.txt"
 head -c 3000 /dev/urandom > "$subs/corrupt.tar.gz"
 mkdir -p "$subs/elsewhere/src" && echo 'int main(void){return 0;}' > "$subs/elsewhere/src/main.c"
+# A zip bomb of sorts: a solved checkout with 256 MiB of zeros beside it (some 250 kB packed),
+# and a task file that is a symbolic link to a solution: only the task files come out.
+checkout "$work/bomb/parallel-rooms" "${tasks[@]}"
+truncate -s 256M "$work/bomb/parallel-rooms/zeros.bin"
+rm "$work/bomb/parallel-rooms/01_threads/task5.c"
+ln -s "$root/solutions/01_threads/task5.c" "$work/bomb/parallel-rooms/01_threads/task5.c"
+tar -czf "$subs/bomb.tar.gz" -C "$work/bomb" parallel-rooms
+rm -rf "$work/bomb"
 
 out=$work/out
 start=$SECONDS
@@ -97,6 +105,12 @@ expect empty error "empty submission"
 expect notes.txt error "not a folder"
 expect corrupt error "unreadable archive"
 expect elsewhere error "not a workbook"
+expect bomb "PASS,PASS,PASS,PASS,BUILD_ERROR"  # task5 was a link: not unpacked, missing
+if [ -z "$(find "$out/students/bomb" -size +1M -print -quit)" ] && grep -qs 'task5.c: a link or special file, not unpacked' "$out"/students/bomb/notes.txt; then
+    t_pass "a 256 MiB member of an archive is never written, a link in it never followed"
+else
+    t_fail "the bomb: a file over 1 MiB under $out ($(find "$out" -size +1M | head -n 2)), or no note of the link"
+fi
 
 # The CSV's passed count agrees with every student's JSON report.
 for json in "$out"/students/*/grade-report.json; do
@@ -107,7 +121,7 @@ for json in "$out"/students/*/grade-report.json; do
     from_csv=$(row "$name" | cut -d, -f"$col")
     if [ "$from_json" = "$from_csv" ]; then t_pass; else t_fail "$name: $from_json PASS in its JSON report, $from_csv in the CSV"; fi
 done
-if grep -q '^TOTAL,2,2,3,3,3,' "$csv"; then t_pass; else t_fail "the TOTAL row should count 2,2,3,3,3 students passing: $(grep ^TOTAL "$csv")"; fi
+if grep -q '^TOTAL,3,3,4,4,3,' "$csv"; then t_pass; else t_fail "the TOTAL row should count 3,3,4,4,3 students passing (the bomb: 4 tasks): $(grep ^TOTAL "$csv")"; fi
 
 # Hints opened: from the half-done checkout's progress record, clamped to the ladder;
 # blank for a student without a record.

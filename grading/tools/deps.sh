@@ -94,7 +94,7 @@ check_test() {
 
 check_class() {
     check_grade
-    command -v unzip >/dev/null 2>&1 || need unzip "unzip (class grading reads .zip submissions)"
+    command -v python3 >/dev/null 2>&1 || need python3 "python3 (class grading unpacks .tar.gz and .zip submissions with limits)"
     # Class grading runs every student's code in the sandbox, unless SANDBOX=off.
     if [ "${SANDBOX:-}" != off ]; then
         command -v bwrap >/dev/null 2>&1 || need bubblewrap "bubblewrap (class grading's sandbox; SANDBOX=off grades without it)"

@@ -3,7 +3,8 @@
 #
 # Every entry of SUBMISSIONS is one student's checkout of the workbook: a folder,
 # a .tar.gz/.tgz or a .zip.  Of each, only the task files (NN_room/taskK.c or .cu,
-# regular files, at most 1 MiB) are copied into a fresh folder; everything else
+# regular files, at most 1 MiB) are copied into a fresh folder (from an archive, only they
+# are unpacked: grading/tools/unpack.py); everything else
 # the student changed -- the Makefile, the grader, tasks.ini, the solutions -- is
 # never read.  Each student is then graded by this workbook's own grader, with
 # its usual isolation and timeouts, against this workbook's solutions.  Students
@@ -140,15 +141,12 @@ unpack() {
         echo "$entry"; return 0
     fi
     case "$entry" in
-        *.tar.gz|*.tgz)
-            # GNU tar strips leading / and ../ from member names and makes symbolic
-            # links last, so an archive cannot write outside src/.
-            msg=$(timeout 120 tar -xzf "$entry" -C "$dir/src" --no-same-owner --no-same-permissions 2>&1) ||
-                { echo "unreadable archive: $(grep -m1 . <<<"$msg")" > "$dir/error.txt"; return 1; } ;;
-        *.zip)
-            command -v unzip >/dev/null 2>&1 || { echo "cannot read .zip: unzip is not installed (make deps)" > "$dir/error.txt"; return 1; }
-            msg=$(timeout 120 unzip -qq -o "$entry" -d "$dir/src" 2>&1) ||
-                { echo "unreadable archive: $(grep -m1 . <<<"$msg")" > "$dir/error.txt"; return 1; } ;;
+        *.tar.gz|*.tgz|*.zip)
+            # Only what the grader reads (the task files, build/progress.json), each at most
+            # 1 MiB, never a link, never outside src/: an archive that unpacks to gigabytes
+            # costs time, not disk (grading/tools/unpack.py)
+            msg=$(timeout 120 python3 grading/tools/unpack.py "$entry" "$dir/src" "${task_files[@]}" build/progress.json 2>&1 >>"$dir/notes.txt") ||
+                { echo "$(grep -m1 . <<<"${msg:-stopped after 120 s}")" > "$dir/error.txt"; return 1; } ;;
         *)
             echo "not a folder, .tar.gz or .zip" > "$dir/error.txt"; return 1 ;;
     esac
