@@ -146,7 +146,7 @@ unpack() {
             # 1 MiB, never a link, never outside src/: an archive that unpacks to gigabytes
             # costs time, not disk (grading/tools/unpack.py)
             msg=$(timeout 120 python3 grading/tools/unpack.py "$entry" "$dir/src" "${task_files[@]}" build/progress.json 2>&1 >>"$dir/notes.txt") ||
-                { echo "$(grep -m1 . <<<"${msg:-stopped after 120 s}")" > "$dir/error.txt"; return 1; } ;;
+                { grep -m1 . <<<"${msg:-stopped after 120 s}" > "$dir/error.txt"; return 1; } ;;
         *)
             echo "not a folder, .tar.gz or .zip" > "$dir/error.txt"; return 1 ;;
     esac
