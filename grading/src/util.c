@@ -156,43 +156,119 @@ int make_dirs(const char *path)
     return rc;
 }
 
-/* Removes name in the folder parent (a descriptor), and all below it, by descriptors: a tree deeper than
- * PATH_MAX goes too.  depth bounds the recursion.  Returns 0 or -1. */
-static int remove_at(int parent, const char *name, int depth)
+/* One folder being emptied by remove_tree: the names of its subfolders, as one scan of it
+ * found them, and the next to go into. */
+typedef struct {
+    char **names;
+    size_t count, next;
+} rm_level;
+
+/* Empties the folder open as fd of its files (and whatever is not a folder), and lists its
+ * subfolders into level (made readable, writable and searchable for us: a folder a program
+ * made unreadable goes too).  Returns 0, or -1 when something could not be removed. */
+static int rm_scan(int fd, rm_level *level)
 {
-    struct stat st;
-    if (fstatat(parent, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
-        return errno == ENOENT ? 0 : -1;
-    if (!S_ISDIR(st.st_mode))
-        return unlinkat(parent, name, 0);
-    if (depth > 100000)
-        return -1;
-    if ((st.st_mode & 0700) != 0700)
-        fchmodat(parent, name, st.st_mode | 0700, 0); /* a folder a program made unreadable still goes */
-    int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    DIR *dir = fdopendir(fd);
+    memset(level, 0, sizeof *level);
+    int dup_fd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *dir = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
     if (!dir) {
-        close(fd);
+        if (dup_fd >= 0)
+            close(dup_fd);
         return -1;
     }
     int rc = 0;
+    size_t cap = 0;
     for (struct dirent *entry; (entry = readdir(dir)) != NULL;) {
         if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0)
             continue;
-        if (remove_at(dirfd(dir), entry->d_name, depth + 1) != 0)
-            rc = -1;
+        struct stat st;
+        if (fstatat(fd, entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+            continue;
+        if (!S_ISDIR(st.st_mode)) {
+            if (unlinkat(fd, entry->d_name, 0) != 0 && errno != ENOENT)
+                rc = -1;
+            continue;
+        }
+        if ((st.st_mode & 0700) != 0700)
+            fchmodat(fd, entry->d_name, st.st_mode | 0700, 0);
+        if (level->count == cap) {
+            cap = cap ? 2 * cap : 16;
+            level->names = xrealloc(level->names, cap * sizeof *level->names);
+        }
+        level->names[level->count++] = xstrdup(entry->d_name);
     }
     closedir(dir);
-    if (unlinkat(parent, name, AT_REMOVEDIR) != 0)
-        rc = -1;
     return rc;
 }
 
+static void rm_level_free(rm_level *level)
+{
+    for (size_t i = 0; i < level->count; i++)
+        free(level->names[i]);
+    free(level->names);
+}
+
+/* Depth first, holding two descriptors at most whatever the depth (a tree deeper than the
+ * open-file limit, or than PATH_MAX, goes too), and no recursion (nor a C stack to overflow):
+ * the folders still to visit are a list of names per level.  Each folder is read once. */
 int remove_tree(const char *path)
 {
-    return remove_at(AT_FDCWD, path, 0);
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return errno == ENOENT ? 0 : -1;
+    if (!S_ISDIR(st.st_mode))
+        return unlink(path);
+    if ((st.st_mode & 0700) != 0700)
+        chmod(path, st.st_mode | 0700);
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    size_t depth = 0, cap = 16;
+    rm_level *levels = xmalloc(cap * sizeof *levels);
+    int rc = rm_scan(fd, &levels[0]);
+    for (;;) {
+        rm_level *level = &levels[depth];
+        if (level->next < level->count) {
+            const char *name = level->names[level->next++];
+            int child = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+            if (child < 0) {
+                if (unlinkat(fd, name, AT_REMOVEDIR) != 0)
+                    rc = -1;
+                continue;
+            }
+            close(fd);
+            fd = child;
+            if (++depth == cap) {
+                cap *= 2;
+                levels = xrealloc(levels, cap * sizeof *levels);
+            }
+            if (rm_scan(fd, &levels[depth]) != 0)
+                rc = -1;
+            continue;
+        }
+        /* this folder is empty (or holds what could not go): up, and remove it */
+        rm_level_free(level);
+        if (depth == 0)
+            break;
+        int parent = openat(fd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        close(fd);
+        fd = parent;
+        depth--;
+        if (fd < 0) {
+            rc = -1;
+            for (size_t d = 0; d <= depth; d++)
+                rm_level_free(&levels[d]);
+            break;
+        }
+        if (unlinkat(fd, levels[depth].names[levels[depth].next - 1], AT_REMOVEDIR) != 0)
+            rc = -1;
+    }
+    free(levels);
+    if (fd >= 0)
+        close(fd);
+    if (rmdir(path) != 0)
+        rc = -1;
+    return rc;
 }
 
 int file_exists(const char *path)

@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -2266,6 +2267,55 @@ static void test_sandbox_command(void)
     sandbox_free(&sb);
 }
 
+/* remove_tree: a tree deeper than the open-file limit (lowered here to 64) and than PATH_MAX,
+ * a folder with no permissions, a folder of many files: all of it goes, nothing is left. */
+static void test_remove_tree_deep(void)
+{
+    char top[] = "/tmp/pr-rmtree-XXXXXX";
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(top));
+    int fd = open(top, O_RDONLY | O_DIRECTORY);
+    CU_ASSERT_FATAL(fd >= 0);
+    int made = 0;
+    for (int i = 0; i < 3000; i++) { /* 3000 levels of "dd": 9000 bytes of path */
+        if (mkdirat(fd, "dd", 0700) != 0)
+            break;
+        if (i % 500 == 0) { /* a few files on the way */
+            int f = openat(fd, "file", O_WRONLY | O_CREAT, 0600);
+            if (f >= 0)
+                close(f);
+        }
+        int next = openat(fd, "dd", O_RDONLY | O_DIRECTORY);
+        close(fd);
+        fd = next;
+        if (fd < 0)
+            break;
+        made++;
+    }
+    CU_ASSERT_EQUAL(made, 3000);
+    if (fd >= 0)
+        close(fd);
+    char *wide = xasprintf("%s/wide", top);
+    mkdir(wide, 0700);
+    for (int i = 0; i < 2000; i++) {
+        char *f = xasprintf("%s/f%d", wide, i);
+        write_file(f, "x", 1);
+        free(f);
+    }
+    char *locked = xasprintf("%s/wide/locked", top), *inner = xasprintf("%s/wide/locked/inner", top);
+    mkdir(locked, 0700);
+    write_file(inner, "y", 1);
+    chmod(locked, 0); /* no permissions at all */
+    struct rlimit was;
+    getrlimit(RLIMIT_NOFILE, &was);
+    struct rlimit low = { 64, was.rlim_max };
+    setrlimit(RLIMIT_NOFILE, &low);
+    int rc = remove_tree(top);
+    setrlimit(RLIMIT_NOFILE, &was);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_FALSE(file_exists(top));
+    free(wide), free(locked), free(inner);
+}
+
 int main(void)
 {
     if (runner_init() != 0) {
@@ -2315,6 +2365,7 @@ int main(void)
         { "grader", "the method check: MPI ranks, from the MPI layer's records", test_work_check_ranks },
         { "grader", "the method check: simulated CUDA, from the simulator's record", test_work_check_gpu },
         { "grader", "judging a run", test_judge_run },
+        { "grader", "remove_tree: deeper than the open-file limit, locked folders, many files", test_remove_tree_deep },
         { "grader", "a rank's signal from the MPI launcher", test_launcher_signal },
         { "grader", "a GPU failure that is the machine's: old driver, exclusive GPU", test_gpu_failure_cause },
         { "toolchain", "CUDA + MPI: simulated or native, libraries, skips", test_toolchain_cuda_mpi },
