@@ -56,7 +56,7 @@ GRADE_FILTER := $(if $(ROOM),--room $(ROOM)) $(if $(TASK),--task $(TASK))
 GRADE_OPTS := $(if $(filter 1,$(V)),--verbose) $(if $(GRADESCOPE),--gradescope '$(GRADESCOPE)')
 
 .PHONY: all list grade test test-fresh unit-test check-cheats check-dictation check-generated check-solutions check-tasks check-hostile check-sim check-gpu test-cluster test-openmpi check-class check-gradescope check-class-html check-deps check-bench check-shell check-grade-cli check-sandbox sanitize sanitize-gpu gpu-session \
-        check-learner-loop stress fuzz check-data-safety test-container \
+        check-learner-loop stress fuzz check-data-safety test-container lesson-overlap \
         pristine generate doctor deps hint reset grade-class progress watch diff bench clean help
 
 all: $(GRADE) $(PRGEN) $(CLASS_REPORT)
@@ -145,6 +145,13 @@ check-cheats: $(GRADE) $(PRGEN)
 ##                  name at most 45% of their identifiers (a learner who copies a comment must not pass)
 check-dictation: $(GRADE)
 	$(Q)bash grading/tests/check-dictation.sh
+	@mkdir -p build
+	$(Q)python3 grading/tools/lesson-overlap.py --max 3.5 > build/lesson-overlap.txt || { cat build/lesson-overlap.txt; exit 1; }
+	@tail -n 1 build/lesson-overlap.txt
+
+## lesson-overlap: (maintainers) how many of each solution's lines stand verbatim in its lesson's code blocks
+lesson-overlap:
+	$(Q)python3 grading/tools/lesson-overlap.py $(if $(ROOM),$(ROOM))
 
 ## pristine: generate every untouched task into build/pristine/ (never touches your files)
 pristine: $(PRGEN)
