@@ -100,6 +100,8 @@ typedef struct {
     int64_t *part;   /* room for one child's histogram */
     int ok;          /* children that sent a histogram of the right total and exited with 0 */
     int unreaped;    /* children still unreaped after the collection */
+    int runs;        /* collections so far (the timing repeats them): a child's trouble is
+                      * printed in the first only */
 } run_t;
 
 /* Forks the children, reads every histogram, reaps every child. */
@@ -159,7 +161,7 @@ static void histogram_with_processes(run_t *r)
         int exited_ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
         if (got == (ssize_t)bytes && exited_ok && sent == len_of[w])
             r->ok++;
-        else
+        else if (r->runs == 0)
             printf("  child %d: received %zd of %zu bytes, counts summing to %lld for a chunk of %ld "
                    "values, wait status %#x\n", w, got, bytes, (long long)sent, len_of[w],
                    (unsigned)status);
@@ -168,6 +170,7 @@ static void histogram_with_processes(run_t *r)
                 r->hist[b] += r->part[b];
     }
 
+    r->runs++;
     /* Every child should be reaped by now.  Reap (and count) any that is not. */
     r->unreaped = 0;
     while (waitpid(-1, NULL, 0) > 0)

@@ -125,12 +125,9 @@ typedef struct {
 static void child_work(const job_t *jb, shared_t *sh, long lo, long hi)
 {
     if (jb->racy) {
-        /* RACY ON PURPOSE, as in room 01's task 3: unprotected updates, each
-         * written as a separate load and store so that the compiler cannot hide
-         * it.  Updates are lost when two processes interleave.  The children
-         * start together (each waits, a second at most, until all have arrived)
-         * and go on for 20 ms, longer than a time slice: on a busy machine too,
-         * the system switches between them in the middle of their loops. */
+        /* RACY ON PURPOSE (room 01's task 3): a separate load and store, so updates are lost
+         * when processes interleave.  The children start together (waiting a second at most)
+         * and go on for 20 ms, longer than a time slice: a busy machine switches them too. */
         (void)lo, (void)hi;
         atomic_fetch_add(&sh->gate, 1);
         for (double until = pr_now() + 1.0; atomic_load(&sh->gate) < jb->workers && pr_now() < until;)
