@@ -98,13 +98,13 @@ $(UNIT): grading/tests/unit_tests.c $(CORE_SRC) $(CORE_HDR)
 ##        HOSTS=a,b or HOSTFILE=f to spread MPI ranks over machines without Slurm;
 ##        SANDBOX=off|on: without or only with the sandbox, default auto;
 ##        RACECHECK=1: each simulated CUDA task (one process) run once more under the race checker;
-##        PROFILE=1: a simulated CUDA task's memory counts (simcc --profile) beside the reference's;
-##        PERF=on|off|required: the perf verdict beside PASS, default on; required: SLOW fails;
+##        PERF=on|off|required: the perf verdict beside PASS, default on; required: SLOW fails
+##        (a simulated CUDA task's: from its memory counts beside the reference's);
 ##        SEED=N: the draw of sizes and seeds a grading printed, drawn again; default: a fresh draw;
 ##        HIDE_EXPECTED=1: FAIL messages without the expected values; OVERLAY=file: a private
 ##        tasks.ini overlay of graded sizes and ranges, for instructors)
 grade: $(GRADE)
-	$(Q)$(if $(PERF),GRADE_PERF='$(PERF)') $(if $(SEED),GRADE_SEED='$(SEED)') $(if $(HIDE_EXPECTED),GRADE_HIDE_EXPECTED='$(HIDE_EXPECTED)') $(if $(OVERLAY),GRADE_TASKS_OVERLAY='$(abspath $(OVERLAY))') $(if $(HOSTS),GRADE_HOSTS='$(HOSTS)') $(if $(HOSTFILE),GRADE_HOSTFILE='$(HOSTFILE)') $(if $(SANDBOX),GRADE_SANDBOX='$(SANDBOX)') $(if $(RACECHECK),GRADE_RACECHECK='$(RACECHECK)') $(if $(PROFILE),GRADE_PROFILE='$(PROFILE)') $(GRADE) $(GRADE_FILTER) $(GRADE_OPTS) \
+	$(Q)$(if $(PERF),GRADE_PERF='$(PERF)') $(if $(SEED),GRADE_SEED='$(SEED)') $(if $(HIDE_EXPECTED),GRADE_HIDE_EXPECTED='$(HIDE_EXPECTED)') $(if $(OVERLAY),GRADE_TASKS_OVERLAY='$(abspath $(OVERLAY))') $(if $(HOSTS),GRADE_HOSTS='$(HOSTS)') $(if $(HOSTFILE),GRADE_HOSTFILE='$(HOSTFILE)') $(if $(SANDBOX),GRADE_SANDBOX='$(SANDBOX)') $(if $(RACECHECK),GRADE_RACECHECK='$(RACECHECK)') $(GRADE) $(GRADE_FILTER) $(GRADE_OPTS) \
 	    || $(QUIET_FAILURE)
 
 ## test: the maintainers' checks: unit tests, generated tasks, solutions PASS, untouched tasks FAIL
@@ -132,7 +132,7 @@ check-generated: $(PRGEN) $(GRADE)
 	$(Q)bash grading/tests/check-generated-negative.sh
 
 ## check-perf: the perf verdict: solutions "ok" against themselves (PERF_REPEAT=n times), slow-but-correct
-##             versions (grading/tests/perf/*.patch) SLOW, and FAIL with PERF=required; simulated: n/a
+##             versions (grading/tests/perf/*.patch) SLOW, and FAIL with PERF=required; simulated: from the counts
 check-perf: $(GRADE) $(CLASS_REPORT)
 	$(Q)PERF_REPEAT="$(PERF_REPEAT)" bash grading/tests/check-perf.sh
 

@@ -27,7 +27,9 @@
  *
  * At exit, one line per kernel (in the order of their first launch) on stderr, or into
  * the file named by CUDA_SIM_PROFILE_OUT (where "%p" in it becomes the process id: one file
- * per MPI rank):
+ * per MPI rank).  CUDA_SIM_PROFILE=0 switches the profiler off: nothing is recorded or
+ * printed, and the program runs nearly as fast as without --profile (the grader builds a
+ * task once with it, and switches it on for one run only).  The lines:
  *   profile KERNEL launches=N ld_requests=N ld_sectors=N st_requests=N st_sectors=N
  *     shared_ld_requests=N shared_ld_wavefronts=N shared_st_requests=N
  *     shared_st_wavefronts=N atomics=N atomic_conflicts=N ld_bytes=N st_bytes=N worst=FILE:LINE
@@ -63,7 +65,10 @@ struct ProfCounts {
 };
 
 struct Prof {
-    std::vector<ProfAccess> acc;  /* this block's */
+    /* this block's accesses (a plain buffer: the profiler's own code is not instrumented,
+     * and GCC inlines no instrumented library code into it) */
+    ProfAccess *acc = nullptr;
+    size_t nacc = 0, cap = 0;
     std::map<std::string, ProfCounts> kernels;
     ProfCounts *cur = nullptr;
     int nkernels = 0;
@@ -88,22 +93,34 @@ CUDA_SIM_NOTSAN inline bool prof_shared(uintptr_t a)
  * simulator's allocations end at a guard page, so their start is aligned only as their
  * size is; a GPU's start at a multiple of 256 bytes.  Sectors are counted on the offset
  * from the allocation's start, the allocation's number above it (no two alias). */
+inline size_t prof_last_alloc = 0; /* where the last access was found: most hit it again */
 CUDA_SIM_NOTSAN inline uintptr_t prof_global(uintptr_t a)
 {
     size_t n = S.allocs.size();
     const Alloc *x = S.allocs.data();
+    size_t c = prof_last_alloc;
+    if (c < n && x[c].host != 1 && a >= (uintptr_t)x[c].ptr && a < (uintptr_t)x[c].ptr + x[c].size)
+        return ((uintptr_t)(c + 1) << 40) + (a - (uintptr_t)x[c].ptr);
     for (size_t i = 0; i < n; i++)
-        if (x[i].host != 1 && a >= (uintptr_t)x[i].ptr && a < (uintptr_t)x[i].ptr + x[i].size)
+        if (x[i].host != 1 && a >= (uintptr_t)x[i].ptr && a < (uintptr_t)x[i].ptr + x[i].size) {
+            prof_last_alloc = i;
             return ((uintptr_t)(i + 1) << 40) + (a - (uintptr_t)x[i].ptr);
+        }
     return 0;
 }
 
 /* (the library code this calls, std::vector's, is instrumented too: its accesses come back
  * here while one is recorded, and are not the kernel's) */
 inline bool prof_busy = false;
+/* CUDA_SIM_PROFILE=0 in the environment: nothing is recorded or printed (the program runs
+ * almost as fast as one built without --profile) */
+inline bool prof_off = [] {
+    const char *e = getenv("CUDA_SIM_PROFILE");
+    return e && strcmp(e, "0") == 0;
+}();
 CUDA_SIM_NOTSAN inline void prof_access(uintptr_t pc, const void *p, size_t size, uint8_t flags)
 {
-    if (prof_busy || !S.in_kernel || S.cur < 0 || !P.cur)
+    if (prof_off || prof_busy || !S.in_kernel || S.cur < 0 || !P.cur)
         return;
     prof_busy = true;
     uintptr_t a = (uintptr_t)p;
@@ -112,7 +129,18 @@ CUDA_SIM_NOTSAN inline void prof_access(uintptr_t pc, const void *p, size_t size
     else if ((a = prof_global(a)) == 0)
         flags = 0xff; /* a local variable, a constant, host memory: not counted */
     if (flags != 0xff)
-        P.acc.push_back(ProfAccess{pc, a, (uint16_t)S.cur, (uint8_t)(size > 255 ? 255 : size), flags});
+    {
+        if (P.nacc == P.cap) {
+            size_t cap = P.cap ? 2 * P.cap : 1 << 16;
+            ProfAccess *bigger = (ProfAccess *)realloc(P.acc, cap * sizeof *bigger);
+            if (!bigger) {
+                fprintf(stderr, "cuda_sim: the profiler ran out of memory\n");
+                abort();
+            }
+            P.acc = bigger, P.cap = cap;
+        }
+        P.acc[P.nacc++] = ProfAccess{pc, a, (uint16_t)S.cur, (uint8_t)(size > 255 ? 255 : size), flags};
+    }
     prof_busy = false;
 }
 
@@ -129,118 +157,211 @@ CUDA_SIM_NOTSAN inline void prof_launch(const char *name, size_t dyn)
     P.dyn = dyn;
 }
 
-/* The block's accesses, grouped into requests and counted (see the rules above). */
+/* The block's accesses, grouped into requests and counted (see the rules above).  Linear in
+ * the accesses: each is given its group (warp, instruction, kind) through a hash table, the
+ * groups are laid out one after another by a counting sort that keeps each lane's order,
+ * and within a group the k-th execution of each lane goes into request k the same way. */
+struct ProfSlot {
+    uint64_t key; /* pc << 3 | flags (flags < 8) */
+    uint32_t warp, gid, stamp;
+};
+struct ProfWork {
+    std::vector<ProfAccess> sorted, req;
+    std::vector<uint32_t> gid, count, lane_k;
+    std::vector<size_t> start, at, rs;
+    std::vector<ProfSlot> table, groups;
+    uint32_t stamp = 0;
+};
+inline ProfWork PW;
+
+CUDA_SIM_NOTSAN inline void prof_request(ProfCounts &c, uint8_t flags, const ProfAccess *r, size_t m,
+                                         uint64_t &units, uint64_t &least)
+{
+    if (flags & kAtomic) {
+        c.atomics += m;
+        /* lanes on one address serialise: the largest group */
+        size_t most = 1;
+        for (size_t a = 0; a < m; a++) {
+            size_t same = 0;
+            for (size_t b = 0; b < m; b++)
+                same += r[b].addr == r[a].addr;
+            if (same > most)
+                most = same;
+        }
+        c.atomic_conflicts += most - 1;
+        return;
+    }
+    if (flags & kShared) {
+        /* distinct 4-byte words per bank; the request takes the most any bank holds */
+        uint64_t words[32][32]; /* each bank's distinct words */
+        int per_bank[32] = {};
+        int nw = 0, most = 1;
+        for (size_t k = 0; k < m; k++)
+            for (uintptr_t w = r[k].addr / 4; w <= (r[k].addr + r[k].size - 1) / 4; w++) {
+                int b = (int)(w % 32), q = per_bank[b] - 1;
+                while (q >= 0 && words[b][q] != w)
+                    q--;
+                if (q >= 0 || per_bank[b] == 32)
+                    continue;
+                words[b][per_bank[b]++] = w;
+                nw++;
+                if (per_bank[b] > most)
+                    most = per_bank[b];
+            }
+        /* the least: every word in its own bank, 32 a wavefront */
+        units += (uint64_t)most;
+        least += (uint64_t)(nw + 31) / 32;
+        if (flags & kStore) {
+            c.sh_st_requests++;
+            c.sh_st_wavefronts += (uint64_t)most;
+        } else {
+            c.sh_ld_requests++;
+            c.sh_ld_wavefronts += (uint64_t)most;
+        }
+        return;
+    }
+    /* distinct 32-byte sectors of every byte the lanes access */
+    uint64_t secs[32 * 8];
+    int ns = 0;
+    uint64_t bytes = 0;
+    for (size_t k = 0; k < m; k++) {
+        bytes += r[k].size;
+        for (uintptr_t s = r[k].addr / 32; s <= (r[k].addr + r[k].size - 1) / 32 && ns < 32 * 8; s++) {
+            bool dup = false;
+            for (int q = ns - 1; q >= 0 && !dup; q--)
+                dup = secs[q] == s;
+            if (!dup)
+                secs[ns++] = s;
+        }
+    }
+    units += (uint64_t)ns;
+    least += (bytes + 31) / 32 < (uint64_t)ns ? (bytes + 31) / 32 : (uint64_t)ns;
+    if (flags & kStore) {
+        c.st_requests++;
+        c.st_sectors += (uint64_t)ns;
+        c.st_bytes += bytes;
+    } else {
+        c.ld_requests++;
+        c.ld_sectors += (uint64_t)ns;
+        c.ld_bytes += bytes;
+    }
+}
+
+CUDA_SIM_NOTSAN inline size_t prof_hash(uint64_t key, uint32_t warp, size_t mask)
+{
+    return (size_t)((key ^ (uint64_t)warp * 0x9E3779B97F4A7C15ull) * 0xBF58476D1CE4E5B9ull >> 20) & mask;
+}
+
+/* (raw pointers into the vectors: their instrumented operators are not inlined here) */
 CUDA_SIM_NOTSAN inline void prof_block_done()
 {
-    if (!P.cur || P.acc.empty()) {
-        P.acc.clear();
+    if (!P.cur || P.nacc == 0) {
+        P.nacc = 0;
         return;
     }
     ProfCounts &c = *P.cur;
-    std::vector<ProfAccess> &v = P.acc;
-    /* by warp, instruction, space and kind; each lane's executions keep their order */
-    std::stable_sort(v.begin(), v.end(), [](const ProfAccess &x, const ProfAccess &y) {
-        if (x.tid / 32 != y.tid / 32)
-            return x.tid / 32 < y.tid / 32;
-        if (x.pc != y.pc)
-            return x.pc < y.pc;
-        return x.flags < y.flags;
-    });
-    size_t i = 0;
-    std::vector<std::vector<const ProfAccess *>> reqs;
-    while (i < v.size()) {
-        size_t j = i;
-        while (j < v.size() && v[j].tid / 32 == v[i].tid / 32 && v[j].pc == v[i].pc && v[j].flags == v[i].flags)
-            j++;
-        /* the k-th execution by each lane: request k */
-        unsigned seen[32] = {};
-        reqs.clear();
-        for (size_t k = i; k < j; k++) {
-            unsigned n = seen[v[k].tid % 32]++;
-            if (n >= reqs.size())
-                reqs.resize(n + 1);
-            reqs[n].push_back(&v[k]);
+    const ProfAccess *v = P.acc;
+    size_t n = P.nacc;
+    ProfWork &w = PW;
+    /* 1. each access's group: (warp, instruction, kind) */
+    if (w.table.size() < 1024)
+        w.table.assign(1024, ProfSlot{0, 0, 0, 0});
+    if (++w.stamp == 0) { /* the stamps wrapped: start clean */
+        std::fill(w.table.begin(), w.table.end(), ProfSlot{0, 0, 0, 0});
+        w.stamp = 1;
+    }
+    const uint32_t stamp = w.stamp;
+    if (w.gid.size() < n)
+        w.gid.resize(n);
+    uint32_t *gid = w.gid.data();
+    w.count.clear();
+    w.groups.clear();
+    ProfSlot *table = w.table.data();
+    size_t mask = w.table.size() - 1;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t key = (uint64_t)v[i].pc << 3 | (v[i].flags & 7);
+        uint32_t warp = v[i].tid / 32;
+        size_t h = prof_hash(key, warp, mask);
+        while (table[h].stamp == stamp && (table[h].key != key || table[h].warp != warp))
+            h = (h + 1) & mask;
+        uint32_t g = table[h].gid;
+        if (table[h].stamp != stamp) {
+            g = (uint32_t)w.groups.size();
+            table[h] = ProfSlot{key, warp, g, stamp};
+            w.groups.push_back(ProfSlot{key, warp, g, stamp});
+            w.count.push_back(0);
+            if (w.groups.size() * 2 > w.table.size()) { /* grow: this block's groups again */
+                std::vector<ProfSlot> bigger(w.table.size() * 2, ProfSlot{0, 0, 0, 0});
+                mask = bigger.size() - 1;
+                for (const ProfSlot &x : w.groups) {
+                    size_t q = prof_hash(x.key, x.warp, mask);
+                    while (bigger.data()[q].stamp == stamp)
+                        q = (q + 1) & mask;
+                    bigger.data()[q] = x;
+                }
+                w.table.swap(bigger);
+                table = w.table.data();
+            }
         }
-        uint8_t flags = v[i].flags;
+        gid[i] = g;
+        w.count.data()[g]++;
+    }
+    /* 2. the groups one after another, each lane's executions in their order */
+    size_t ng = w.groups.size();
+    w.start.assign(ng + 1, 0);
+    size_t *start = w.start.data();
+    const uint32_t *count = w.count.data();
+    for (size_t g = 0; g < ng; g++)
+        start[g + 1] = start[g] + count[g];
+    w.at.assign(w.start.begin(), w.start.end() - 1);
+    size_t *at = w.at.data();
+    if (w.sorted.size() < n)
+        w.sorted.resize(n);
+    ProfAccess *sorted = w.sorted.data();
+    for (size_t i = 0; i < n; i++)
+        sorted[at[gid[i]]++] = v[i];
+    /* 3. within a group, request k: the k-th execution of each lane */
+    if (w.lane_k.size() < n)
+        w.lane_k.resize(n);
+    if (w.req.size() < n)
+        w.req.resize(n);
+    for (size_t g = 0; g < ng; g++) {
+        const ProfAccess *a = sorted + start[g];
+        size_t m = start[g + 1] - start[g];
+        uint8_t flags = a[0].flags;
+        unsigned seen[32] = {};
+        unsigned nreq = 0;
+        uint32_t *lane_k = w.lane_k.data();
+        for (size_t k = 0; k < m; k++) {
+            lane_k[k] = seen[a[k].tid % 32]++;
+            if (lane_k[k] + 1 > nreq)
+                nreq = lane_k[k] + 1;
+        }
         uint64_t units = 0, least = 0;
-        for (auto &r : reqs) {
-            if (flags & kAtomic) {
-                c.atomics += r.size();
-                /* lanes on one address serialise: the largest group */
-                size_t most = 1;
-                for (size_t a = 0; a < r.size(); a++) {
-                    size_t same = 0;
-                    for (size_t b = 0; b < r.size(); b++)
-                        same += r[b]->addr == r[a]->addr;
-                    most = std::max(most, same);
-                }
-                c.atomic_conflicts += most - 1;
-                continue;
-            }
-            if (flags & kShared) {
-                /* distinct 4-byte words per bank; the request takes the most any bank holds */
-                uint64_t words[32 * 32];
-                int nw = 0;
-                for (auto *x : r)
-                    for (uintptr_t w = x->addr / 4; w <= (x->addr + x->size - 1) / 4 && nw < 32 * 32; w++) {
-                        bool dup = false;
-                        for (int q = 0; q < nw && !dup; q++)
-                            dup = words[q] == w;
-                        if (!dup)
-                            words[nw++] = w;
-                    }
-                int per_bank[32] = {};
-                int most = 1;
-                for (int q = 0; q < nw; q++)
-                    most = std::max(most, ++per_bank[words[q] % 32]);
-                /* the least: every word in its own bank, 32 a wavefront */
-                uint64_t need = (uint64_t)(nw + 31) / 32;
-                units += (uint64_t)most;
-                least += need;
-                if (flags & kStore) {
-                    c.sh_st_requests++;
-                    c.sh_st_wavefronts += (uint64_t)most;
-                } else {
-                    c.sh_ld_requests++;
-                    c.sh_ld_wavefronts += (uint64_t)most;
-                }
-            } else {
-                /* distinct 32-byte sectors of every byte the lanes access */
-                uint64_t secs[32 * 8];
-                int ns = 0;
-                uint64_t bytes = 0;
-                for (auto *x : r) {
-                    bytes += x->size;
-                    for (uintptr_t s = x->addr / 32; s <= (x->addr + x->size - 1) / 32 && ns < 32 * 8; s++) {
-                        bool dup = false;
-                        for (int q = 0; q < ns && !dup; q++)
-                            dup = secs[q] == s;
-                        if (!dup)
-                            secs[ns++] = s;
-                    }
-                }
-                uint64_t need = (bytes + 31) / 32;
-                units += (uint64_t)ns;
-                least += std::min<uint64_t>(need, (uint64_t)ns);
-                if (flags & kStore) {
-                    c.st_requests++;
-                    c.st_sectors += (uint64_t)ns;
-                    c.st_bytes += bytes;
-                } else {
-                    c.ld_requests++;
-                    c.ld_sectors += (uint64_t)ns;
-                    c.ld_bytes += bytes;
-                }
-            }
+        if (nreq == 1) {
+            prof_request(c, flags, a, m, units, least);
+        } else {
+            w.rs.assign(nreq + 1, 0);
+            size_t *rs = w.rs.data();
+            for (size_t k = 0; k < m; k++)
+                rs[lane_k[k] + 1]++;
+            for (unsigned q = 0; q < nreq; q++)
+                rs[q + 1] += rs[q];
+            w.at.assign(w.rs.begin(), w.rs.end() - 1);
+            size_t *rat = w.at.data();
+            ProfAccess *req = w.req.data();
+            for (size_t k = 0; k < m; k++)
+                req[rat[lane_k[k]]++] = a[k];
+            for (unsigned q = 0; q < nreq; q++)
+                prof_request(c, flags, req + rs[q], rs[q + 1] - rs[q], units, least);
         }
         if (!(flags & kAtomic)) {
-            auto &e = c.excess[v[i].pc];
+            auto &e = c.excess[a[0].pc];
             e.first += units - least;
-            e.second += reqs.size();
+            e.second += nreq;
         }
-        i = j;
     }
-    v.clear();
+    P.nacc = 0;
 }
 
 /* "file:line" of an instruction (addr2line on this executable), or "-". */
@@ -268,7 +389,7 @@ inline std::string prof_where(uintptr_t pc)
 
 inline void prof_write()
 {
-    if (P.kernels.empty())
+    if (prof_off || P.kernels.empty())
         return;
     const char *path = getenv("CUDA_SIM_PROFILE_OUT");
     std::string file = path ? path : "";

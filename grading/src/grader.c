@@ -631,8 +631,11 @@ static void run_program(const grade_context *ctx, const task_meta *task, const r
         sl_push_owned(env, xasprintf("PR_MPI_WORK=%s/rank", records));
     if (records && simulated)
         sl_push_owned(env, xasprintf("PR_SIM_WORK=%s/gpu", records)); /* grading/sim/cuda_sim.h */
-    if (records && simulated && ctx->profile_run) /* grading/sim/cuda_sim_profile.h */
+    /* the profiler (grading/sim/cuda_sim_profile.h): its counts at the method run, off elsewhere */
+    if (records && simulated && ctx->profile_run)
         sl_push_owned(env, xasprintf("CUDA_SIM_PROFILE_OUT=%s/profile-%%p", records));
+    else if (ctx->plan->profiled)
+        sl_push(env, "CUDA_SIM_PROFILE=0");
     if (ctx->method_run)
         sl_push(env, "OMP_WAIT_POLICY=passive");
     show_command(ctx, cmd, env);
@@ -985,35 +988,6 @@ static void race_check(const grade_context *ctx, const task_meta *task, const ta
     free(exe);
 }
 
-/* The profiler's builds of a simulated CUDA task (simcc --profile): the reference's beside its
- * executable as REF-profile (kept while up to date), the task's as TASK-profile.  (One after
- * the other: a second process building beside the grader's own build would be taken for
- * what that build left behind, and stopped.)  Returns 1 with both paths set (the caller
- * frees them), 0 when either did not build (the method run then takes the usual builds,
- * without counts). */
-static int profile_builds(const grade_context *grading, const task_meta *task, const task_files *f,
-                          toolchain *tc, char **ref_exe, char **task_exe)
-{
-    *tc = *grading->tc;
-    tc->profile = 1;
-    grade_context ctx = *grading;
-    ctx.tc = tc;
-    ctx.reuse_refs = 1; /* kept while newer than its source and headers */
-    char *ref = xasprintf("%s-profile", f->ref_exe), *mine = xasprintf("%s-profile", f->task_exe);
-    int not_simulated;
-    char *failure = build_reference(&ctx, task, f->ref_src, ref, &not_simulated);
-    if (!failure && !runner_interrupted())
-        failure = build(&ctx, task, f->task_src, mine, 1, &not_simulated);
-    if (failure || runner_interrupted()) {
-        free(failure);
-        free(ref), free(mine);
-        return 0;
-    }
-    *ref_exe = ref;
-    *task_exe = mine;
-    return 1;
-}
-
 /* The method check (tasks.ini's method, work.h), after every run passed: the reference and the
  * task once more at the method configuration, the task's run judged like any, then how its
  * work was spread.  The run is added to tr's runs; a failure fails the task, with the check's
@@ -1026,14 +1000,8 @@ static void method_check(const grade_context *grading, const task_meta *task, co
         return;
     grade_context method_ctx = *grading;
     method_ctx.method_run = 1;
-    /* a simulated CUDA task: both programs built again with the profiler, whose counts the
-     * run then shows beside the reference's (the work records come as from any build) */
-    char *ref_exe = NULL, *task_exe = NULL;
-    toolchain prof_tc;
-    const char *asked = getenv("GRADE_PROFILE"); /* make grade PROFILE=1 (it costs two builds a task) */
-    if (plan->method == METHOD_GPU && plan->sim_record && asked && strcmp(asked, "1") == 0 &&
-        profile_builds(grading, task, f, &prof_tc, &ref_exe, &task_exe))
-        method_ctx.profile_run = 1;
+    /* a simulated CUDA task built with the profiler: this run records its memory counts */
+    method_ctx.profile_run = plan->profiled;
     const grade_context *ctx = &method_ctx;
     const run_config *cfg = plan->method_cfg;
     tr->runs = xrealloc(tr->runs, (size_t)(tr->nruns + 1) * sizeof *tr->runs);
@@ -1047,8 +1015,8 @@ static void method_check(const grade_context *grading, const task_meta *task, co
     result_set expected = { 0 };
     run_work *ref_work = NULL;
     double ref_seconds = 0;
-    if (run_reference(ctx, task, cfg, ref_exe ? ref_exe : f->ref_exe, timeout, rr, &expected, &ref_work, &ref_seconds)) {
-        run_task_side(ctx, task, cfg, task_exe ? task_exe : f->task_exe, timeout, &expected, ref_seconds, rr, tr);
+    if (run_reference(ctx, task, cfg, f->ref_exe, timeout, rr, &expected, &ref_work, &ref_seconds)) {
+        run_task_side(ctx, task, cfg, f->task_exe, timeout, &expected, ref_seconds, rr, tr);
         if (rr->status == ST_PASS && rr->work) {
             const char *text = plan->method_key ? config_get(cfg, plan->method_key) : NULL;
             int asked = text ? atoi(text) : 1;
@@ -1056,6 +1024,8 @@ static void method_check(const grade_context *grading, const task_meta *task, co
             case METHOD_GPU: /* simulated only (plan_make) */
                 rr->message = work_check_gpu(rr->work, ref_work);
                 rr->profile = work_profile_summary(rr->work, ref_work);
+                if (!rr->message && ref_work)
+                    perf_from_counts(ctx, task, &rr->work->gpu, &ref_work->gpu, cfg->label, tr);
                 break;
             case METHOD_RANKS:
                 rr->message = work_check_ranks(rr->work, ref_work, asked);
@@ -1072,8 +1042,6 @@ static void method_check(const grade_context *grading, const task_meta *task, co
     }
     results_free(&expected);
     free(ref_work);
-    free(ref_exe);
-    free(task_exe);
     if (!rr->ran)
         settle_status(tr, ST_PASS); /* interrupted: never PASS what did not run */
     else if (rr->status != ST_PASS) {
@@ -1099,6 +1067,7 @@ void plan_make(const grade_context *ctx, const task_meta *task, task_plan *plan)
     plan->runs_outside = (ctx->sandbox && ctx->sandbox->mpi_outside && plan->launcher) || cuda_outside;
     plan->mpi_layer = plan->launcher && tc->have_mpi && mpi_layer_applies(tc) ? mpi_work_layer(ctx) : NULL;
     plan->sim_record = plan->mode == MODE_SIM;
+    plan->profiled = toolchain_profiles(tc, task);
     /* one simulated process (under MPICH a program built with the race checker crashed at exit) */
     plan->race_hint = plan->cuda && plan->mode == MODE_SIM && !plan->launcher && !tc->racecheck;
     static const struct {
@@ -1153,4 +1122,5 @@ void task_report_free(task_report *tr)
     free(tr->message);
     free(tr->log_path);
     free(tr->perf.note);
+    free(tr->perf.worst);
 }

@@ -32,6 +32,8 @@ typedef struct {
                                   * elsewhere, native CUDA where the probe failed inside (sandbox.h) */
     const char *mpi_layer;       /* the MPI work layer its ranks load, or NULL (work.h) */
     int sim_record;              /* the simulator writes its work record (work.h) */
+    int profiled;                /* built with the simulator's profiler (toolchain_profiles): the
+                                  * method run records its memory counts, the others switch it off */
     int race_hint;               /* the race checker can run it (race_check: RACECHECK=1) */
     method_kind method;          /* how its work is judged */
     const char *method_key;      /* the configuration key that says how many: threads, workers, ranks */
@@ -60,8 +62,8 @@ typedef struct {
                               * --ref-dir: a class's graders, or check-solutions and check-tasks
                               * on one draw, run each reference once), or NULL */
     const task_plan *plan;   /* the task being graded: its plan (grade_task sets it) */
-    int profile_run;         /* the programs were built with the profiler: their counts are read
-                              * (CUDA_SIM_PROFILE_OUT) into the run's gpu_work */
+    int profile_run;         /* the method run of a profiled task (plan->profiled): the counts are
+                              * read (CUDA_SIM_PROFILE_OUT) into the run's gpu_work */
 } grade_context;
 
 /* The task's plan on this machine (its toolchain, sandbox and launcher). */

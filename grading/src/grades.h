@@ -41,6 +41,11 @@ typedef struct {
     int runs;                        /* runs of each side */
     int noisy;                       /* OK with a ratio below PERF_PLAUSIBLE: noise, not a win */
     char *note;                      /* why n/a or failed; NULL otherwise */
+    /* a simulated CUDA task: judged from the profiler's memory counts (perf_from_counts) */
+    int counted;                     /* 1: ratio is the measure's, not a time's; no seconds */
+    const char *measure;             /* the measure the ratio is of (work_counts_slow) */
+    const char *config;              /* the configuration counted (the method run's) */
+    char *worst;                     /* the task's costliest access, "FILE:LINE", or NULL */
 } perf_report;
 
 /* "ok", "slow", "n/a", "failed"; NULL for PERF_NONE. */

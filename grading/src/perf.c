@@ -4,6 +4,7 @@
 #include "report.h"
 #include "results.h"
 #include "util.h"
+#include "work.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -188,6 +189,38 @@ static int implausible(const double *t_task, const double *t_ref, int n)
     return mr > 0 && mt < PERF_PLAUSIBLE * mr;
 }
 
+void perf_from_counts(const grade_context *ctx, const task_meta *task, const gpu_work *t, const gpu_work *r,
+                      const char *config, task_report *tr)
+{
+    if (ctx->perf == PERF_MODE_OFF || !task->perf || !t->mem_seen || !r->mem_seen)
+        return;
+    perf_report *p = &tr->perf;
+    int slow = work_counts_slow(t, r, task->perf_limit, &p->measure, &p->ratio);
+    p->counted = 1;
+    p->config = config;
+    free(p->worst);
+    p->worst = t->worst[0] ? xstrdup(t->worst) : NULL;
+    set_verdict(p, slow ? PERF_SLOW : PERF_OK, NULL);
+}
+
+/* PERF=required: a SLOW or failed verdict fails the task. */
+static void perf_required(const grade_context *ctx, const task_meta *task, task_report *tr)
+{
+    const perf_report *p = &tr->perf;
+    if (ctx->perf != PERF_MODE_REQUIRED || tr->status != ST_PASS || (p->verdict != PERF_SLOW && p->verdict != PERF_FAILED))
+        return;
+    tr->status = ST_FAIL;
+    free(tr->message);
+    if (p->verdict == PERF_SLOW && p->counted)
+        tr->message = xasprintf("too slow (PERF=required): %.2fx the reference's %s (simulated), the limit is %.2gx",
+                                p->ratio, p->measure, task->perf_limit);
+    else if (p->verdict == PERF_SLOW)
+        tr->message = xasprintf("too slow (PERF=required): %.2fx the reference's time, the limit is %.2gx", p->ratio,
+                                task->perf_limit);
+    else
+        tr->message = xasprintf("perf check failed (PERF=required): %s", p->note);
+}
+
 void perf_measure(const grade_context *ctx, const task_meta *task, const char *ref_exe, const char *task_exe,
                   task_report *tr)
 {
@@ -195,7 +228,10 @@ void perf_measure(const grade_context *ctx, const task_meta *task, const char *r
     if (ctx->perf == PERF_MODE_OFF || !task->perf || tr->status != ST_PASS || runner_interrupted())
         return;
     if (tr->mode == MODE_SIM) {
-        set_verdict(p, PERF_NA, xstrdup("simulated: the CUDA CPU simulator's timings say nothing about a GPU"));
+        /* judged from the memory counts already (perf_from_counts), or not at all */
+        if (!p->counted)
+            set_verdict(p, PERF_NA, xstrdup("simulated: the CUDA CPU simulator's timings say nothing about a GPU"));
+        perf_required(ctx, task, tr);
         return;
     }
     double t_task[PERF_MAX_RUNS], t_ref[PERF_MAX_RUNS], wall_task, wall_ref;
@@ -256,12 +292,5 @@ void perf_measure(const grade_context *ctx, const task_meta *task, const char *r
                                    : NULL);
         }
     }
-    if (ctx->perf == PERF_MODE_REQUIRED && (p->verdict == PERF_SLOW || p->verdict == PERF_FAILED)) {
-        tr->status = ST_FAIL;
-        free(tr->message);
-        tr->message = p->verdict == PERF_SLOW
-                    ? xasprintf("too slow (PERF=required): %.2fx the reference's time, the limit is %.2gx",
-                                p->ratio, task->perf_limit)
-                    : xasprintf("perf check failed (PERF=required): %s", p->note);
-    }
+    perf_required(ctx, task, tr);
 }

@@ -13,8 +13,13 @@
  * scaffolding, so the difference of their wall times is the difference of their timed code,
  * run perf_repeats times (tasks.ini), and bounds the task's time from below; printing smaller
  * times cannot make a task look faster (confirmed_time in perf.c, with a margin of
- * PERF_WALL_SLACK s plus PERF_WALL_SLACK_SHARE of the reference's wall time).  Simulated CUDA
- * runs get "n/a": the simulator's timings say nothing about a GPU.
+ * PERF_WALL_SLACK s plus PERF_WALL_SLACK_SHARE of the reference's wall time).
+ *
+ * A simulated CUDA task is not timed: the simulator's timings say nothing about a GPU.  Where
+ * its program was built with the profiler (toolchain_profiles), the verdict comes from the
+ * memory counts of its method run against the reference's at the same configuration
+ * (perf_from_counts, work_counts_slow): global memory traffic, atomics, bank conflicts.  The
+ * counts are the same on every machine and every run.  Otherwise it gets "n/a".
  *
  * The verdict never changes a PASS, except under PERF_MODE_REQUIRED (make grade
  * PERF=required), where SLOW and failed make the task FAIL. */
@@ -41,6 +46,12 @@ int perf_mode_parse(const char *text);
  * ctx->perf not off); under PERF_MODE_REQUIRED turns a SLOW or failed verdict into FAIL. */
 void perf_measure(const grade_context *ctx, const task_meta *task, const char *ref_exe, const char *task_exe,
                   task_report *tr);
+
+/* The perf verdict of a simulated CUDA task from its memory counts at configuration `config`
+ * (the method run's): task and ref are both profiled (gpu_work.mem_seen).  Sets tr->perf
+ * (ok or SLOW, counted); perf_measure then applies PERF_MODE_REQUIRED. */
+void perf_from_counts(const grade_context *ctx, const task_meta *task, const gpu_work *t, const gpu_work *r,
+                      const char *config, task_report *tr);
 
 /* The median and (max - min) / median of n values (sorted in place).  Exposed for the
  * unit tests. */

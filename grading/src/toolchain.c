@@ -382,6 +382,11 @@ static int simulator_offers(const char *word)
     return strcmp(word, "-lnccl") == 0 || strcmp(word, "-lcublas") == 0;
 }
 
+int toolchain_profiles(const toolchain *tc, const task_meta *task)
+{
+    return toolchain_mode(tc, task) == MODE_SIM && task->method && strcmp(task->method, "gpu") == 0;
+}
+
 void build_command(const toolchain *tc, const task_meta *task, const char *source, const char *exe,
                    strlist *argv)
 {
@@ -393,7 +398,7 @@ void build_command(const toolchain *tc, const task_meta *task, const char *sourc
         /* (one process only: under MPICH a program built with it crashed at exit) */
         if (tc->racecheck && !(kind->flags & KIND_MPI))
             sl_push(argv, "--racecheck");
-        else if (tc->profile)
+        else if (toolchain_profiles(tc, task))
             sl_push(argv, "--profile");
     } else if (kind->flags & KIND_CUDA) {
         sl_push(argv, tc->nvcc);

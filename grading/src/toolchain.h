@@ -33,8 +33,6 @@ typedef struct {
     int werror;              /* add -Werror (the maintainers' checks) */
     int racecheck;           /* this build with the race checker (simcc --racecheck): set on a copy
                               * for the race checker's own run (grader.c's race_check) */
-    int profile;             /* this build with the profiler (simcc --profile): set on a copy for
-                              * the method run of a simulated CUDA task (grader.c's method_check) */
     int racecheck_asked;     /* GRADE_RACECHECK=1 (make grade RACECHECK=1): each simulated CUDA task
                               * of one process run once more under the race checker */
     char *grading_dir;       /* absolute path of grading/: include/ (pr.h), sim/ (simcc), tools/ */
@@ -97,6 +95,12 @@ char *toolchain_skip_reason(const toolchain *tc, const task_meta *task, int *nee
  * (KIND_SIMULABLE: cuda, cuda_mpi, nccl), built with grading/sim/simcc and run on the CPU (no
  * usable GPU, or GRADE_CUDA=sim); else MODE_NATIVE. */
 run_mode toolchain_mode(const toolchain *tc, const task_meta *task);
+
+/* Is the task built with the simulator's profiler (simcc --profile)?  A simulated CUDA task
+ * whose method is "gpu": its method run records the memory counts (CUDA_SIM_PROFILE_OUT)
+ * that its perf verdict is judged from; its other runs switch the profiler off
+ * (CUDA_SIM_PROFILE=0). */
+int toolchain_profiles(const toolchain *tc, const task_meta *task);
 
 /* The command that compiles `source` into `exe`: the task's own file, pr.h's folder and
  * the room's folder in the workbook (ROOT/NN_room) on the include path, so a task file

@@ -548,6 +548,35 @@ static void per_request(char *out, size_t size, long long units, long long reque
         snprintf(out, size, "-");
 }
 
+int work_counts_slow(const gpu_work *t, const gpu_work *r, double limit, const char **measure, double *ratio)
+{
+    double tg = (double)(t->ld_sectors + t->st_sectors), rg = (double)(r->ld_sectors + r->st_sectors);
+    *measure = "global memory traffic";
+    *ratio = tg / (rg > 1 ? rg : 1);
+    if (tg > limit * rg)
+        return 1;
+    if ((double)t->atomics > limit * (double)r->atomics + WORK_ATOMIC_SLACK) {
+        *measure = "atomics";
+        *ratio = (double)t->atomics / (double)(r->atomics > 1 ? r->atomics : 1);
+        return 1;
+    }
+    /* shared memory: the wavefronts, every request's together (bank conflicts, and requests
+     * of warps where few lanes work); against a reference without shared memory, per request */
+    long long tq = t->sh_ld_requests + t->sh_st_requests, rq = r->sh_ld_requests + r->sh_st_requests;
+    double tw = (double)(t->sh_ld_wavefronts + t->sh_st_wavefronts), rw = (double)(r->sh_ld_wavefronts + r->sh_st_wavefronts);
+    if (rq > 0 && tw > limit * rw) {
+        *measure = "shared-memory wavefronts";
+        *ratio = tw / rw;
+        return 1;
+    }
+    if (rq == 0 && tq > 0 && tw > limit * (double)tq) {
+        *measure = "shared-memory wavefronts per request";
+        *ratio = tw / (double)tq;
+        return 1;
+    }
+    return 0;
+}
+
 char *work_profile_summary(const run_work *task, const run_work *ref)
 {
     if (!task || !ref || !task->gpu.mem_seen || !ref->gpu.mem_seen)
@@ -573,6 +602,9 @@ char *work_profile_summary(const run_work *task, const run_work *ref)
         per_request(a, sizeof a, t->sh_ld_wavefronts + t->sh_st_wavefronts, tsr);
         per_request(b, sizeof b, r->sh_ld_wavefronts + r->sh_st_wavefronts, rsr);
         sb_printf(&sb, "%sshared %s wavefronts/request (reference %s)", sb.len ? ", " : "", a, b);
+        long long tw = t->sh_ld_wavefronts + t->sh_st_wavefronts, rw = r->sh_ld_wavefronts + r->sh_st_wavefronts;
+        if (rw > 0)
+            sb_printf(&sb, ", %.2fx the reference's wavefronts", (double)tw / (double)rw);
     }
     if (t->atomics || r->atomics)
         sb_printf(&sb, "%satomics %lld (reference %lld)", sb.len ? ", " : "", t->atomics, r->atomics);

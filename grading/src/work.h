@@ -80,4 +80,20 @@ void work_read_profile(const char *dir, const char *prefix, run_work *w);
  * the task's memory counts beside the reference's, or NULL when either was not profiled. */
 char *work_profile_summary(const run_work *task, const run_work *ref);
 
+/* Slow by its memory counts (both profiled, the same configuration)?  limit is the task's
+ * perf_limit.  The measures, in this order:
+ *   - global memory traffic, the 32-byte sectors loaded and stored: more than limit times
+ *     the reference's (uncoalesced access, data read more often than it needs);
+ *   - atomics: more than limit times the reference's, plus WORK_ATOMIC_SLACK (atomics on one
+ *     address wait for each other, all over the GPU);
+ *   - shared-memory wavefronts, every request's together: more than limit times the
+ *     reference's (bank conflicts, or warps that issue requests for a few working lanes);
+ *     against a reference without shared memory, more than limit wavefronts per request.
+ * Returns 1 (SLOW) with the first measure over its limit, else 0 with the global traffic;
+ * *measure names it ("global memory traffic", "atomics", "shared-memory wavefronts",
+ * "shared-memory wavefronts per request"), *ratio is the task's over the reference's (over
+ * 1 for the last). */
+#define WORK_ATOMIC_SLACK 32
+int work_counts_slow(const gpu_work *task, const gpu_work *ref, double limit, const char **measure, double *ratio);
+
 #endif

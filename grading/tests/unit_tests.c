@@ -1008,6 +1008,58 @@ static void test_work_check_gpu(void)
     CU_ASSERT_EQUAL(system(rm), 0);
 }
 
+/* The perf verdict of a simulated CUDA task from its memory counts (work_counts_slow). */
+static void test_work_counts_slow(void)
+{
+    gpu_work ref = { 0 }, t;
+    ref.mem_seen = 1;
+    ref.ld_requests = 100, ref.ld_sectors = 400, ref.st_requests = 10, ref.st_sectors = 40;
+    ref.sh_ld_requests = 50, ref.sh_ld_wavefronts = 50, ref.sh_st_requests = 50, ref.sh_st_wavefronts = 50;
+    ref.atomics = 10;
+    const char *measure = NULL;
+    double ratio = 0;
+    /* the same counts: not slow, the global traffic's ratio 1 */
+    CU_ASSERT_EQUAL(work_counts_slow(&ref, &ref, 1.5, &measure, &ratio), 0);
+    CU_ASSERT_STRING_EQUAL(measure, "global memory traffic");
+    CU_ASSERT_DOUBLE_EQUAL(ratio, 1.0, 1e-12);
+    /* uncoalesced loads: 8 times the sectors, 3.6 times the traffic with the stores */
+    t = ref, t.ld_sectors = 3200;
+    CU_ASSERT_EQUAL(work_counts_slow(&t, &ref, 1.5, &measure, &ratio), 1);
+    CU_ASSERT_STRING_EQUAL(measure, "global memory traffic");
+    CU_ASSERT_DOUBLE_EQUAL(ratio, 3240.0 / 440.0, 1e-9);
+    /* at the limit exactly: not slow; just over it: slow */
+    t = ref, t.ld_sectors = 660 - 40; /* 660 sectors in all: 1.5 x 440 */
+    CU_ASSERT_EQUAL(work_counts_slow(&t, &ref, 1.5, &measure, &ratio), 0);
+    t.ld_sectors++;
+    CU_ASSERT_EQUAL(work_counts_slow(&t, &ref, 1.5, &measure, &ratio), 1);
+    /* atomics: a few more are slack, an atomic per element is not */
+    t = ref, t.atomics = 15 + WORK_ATOMIC_SLACK;
+    CU_ASSERT_EQUAL(work_counts_slow(&t, &ref, 1.5, &measure, &ratio), 0);
+    t.atomics = 2560;
+    CU_ASSERT_EQUAL(work_counts_slow(&t, &ref, 1.5, &measure, &ratio), 1);
+    CU_ASSERT_STRING_EQUAL(measure, "atomics");
+    CU_ASSERT_DOUBLE_EQUAL(ratio, 256.0, 1e-9);
+    /* shared memory: a 32-way conflict on the loads; fewer wavefronts (no shared memory) is fine */
+    t = ref, t.sh_ld_wavefronts = 50 * 32;
+    CU_ASSERT_EQUAL(work_counts_slow(&t, &ref, 1.5, &measure, &ratio), 1);
+    CU_ASSERT_STRING_EQUAL(measure, "shared-memory wavefronts");
+    CU_ASSERT_DOUBLE_EQUAL(ratio, 1650.0 / 100.0, 1e-9);
+    t = ref, t.sh_ld_requests = t.sh_ld_wavefronts = t.sh_st_requests = t.sh_st_wavefronts = 0;
+    CU_ASSERT_EQUAL(work_counts_slow(&t, &ref, 1.5, &measure, &ratio), 0);
+    /* against a reference without shared memory: conflicts per request */
+    gpu_work plain = ref;
+    plain.sh_ld_requests = plain.sh_ld_wavefronts = plain.sh_st_requests = plain.sh_st_wavefronts = 0;
+    t = ref;
+    CU_ASSERT_EQUAL(work_counts_slow(&t, &plain, 1.5, &measure, &ratio), 0);
+    t.sh_st_wavefronts = 50 * 4;
+    CU_ASSERT_EQUAL(work_counts_slow(&t, &plain, 1.5, &measure, &ratio), 1);
+    CU_ASSERT_STRING_EQUAL(measure, "shared-memory wavefronts per request");
+    CU_ASSERT_DOUBLE_EQUAL(ratio, 2.5, 1e-9);
+    /* a larger limit lets 8 times the traffic pass */
+    t = ref, t.ld_sectors = 3200;
+    CU_ASSERT_EQUAL(work_counts_slow(&t, &ref, 10, &measure, &ratio), 0);
+}
+
 static void test_judge_run(void)
 {
     result_set want;
@@ -2364,6 +2416,7 @@ int main(void)
         { "grader", "the method check: threads and processes", test_work_check },
         { "grader", "the method check: MPI ranks, from the MPI layer's records", test_work_check_ranks },
         { "grader", "the method check: simulated CUDA, from the simulator's record", test_work_check_gpu },
+        { "grader", "the perf verdict of a simulated CUDA task, from its memory counts", test_work_counts_slow },
         { "grader", "judging a run", test_judge_run },
         { "grader", "remove_tree: deeper than the open-file limit, locked folders, many files", test_remove_tree_deep },
         { "grader", "a rank's signal from the MPI launcher", test_launcher_signal },
