@@ -30,6 +30,7 @@
 #define REPORT_SCHEMA "parallel-rooms/grade-report/1"
 #define CELL_MISSING ST_COUNT   /* a task the student's report does not have */
 #define NOTE_MAX 240            /* bytes kept of a message's first line */
+#define WORK_NOTE_MAX 1000      /* bytes kept of a method run's work (and memory counts) */
 
 typedef struct {
     char *name;      /* the student's folder name (untrusted text) */
@@ -71,11 +72,16 @@ static void truncate_utf8(char *s, size_t max)
 }
 
 /* The first line of text, at most NOTE_MAX bytes, as a new string. */
-static char *first_line(const char *text)
+static char *first_line_max(const char *text, size_t max)
 {
     char *line = xstrndup(text, strcspn(text, "\r\n"));
-    truncate_utf8(line, NOTE_MAX);
+    truncate_utf8(line, max);
     return line;
+}
+
+static char *first_line(const char *text)
+{
+    return first_line_max(text, NOTE_MAX);
 }
 
 static int percent(int part, int whole)
@@ -231,8 +237,13 @@ static char *read_task(const class_summary *cls, student *st, json_t *task, size
     json_array_foreach(json_object_get(task, "runs"), r, run) {
         json_t *work = json_object_get(run, "work");
         const char *summary = json_string_value(json_object_get(work, "summary"));
-        if (summary && json_string_value(json_object_get(work, "method")) && !st->work[t])
-            st->work[t] = first_line(summary);
+        if (summary && json_string_value(json_object_get(work, "method")) && !st->work[t]) {
+            /* a simulated CUDA task's memory counts beside the reference's, after it */
+            const char *memory = json_string_value(json_object_get(run, "profile"));
+            char *both = memory ? xasprintf("%s; memory (simulated): %s", summary, memory) : NULL;
+            st->work[t] = first_line_max(both ? both : summary, WORK_NOTE_MAX);
+            free(both);
+        }
     }
     return NULL;
 }

@@ -138,11 +138,17 @@ fi
 mkdir -p "$tmp/class/students/ann"
 cp "$tmp/slow.json" "$tmp/class/students/ann/grade-report.json"
 if grading/bin/class-report --root . --students "$tmp/class/students" --csv "$tmp/class/class.csv" \
-    --html "$tmp/class/summary.html" > /dev/null 2>&1 && grep -q 'PASS SLOW' "$tmp/class/class.csv" &&
-    grep -q 'class="c pass slow"' "$tmp/class/summary.html"; then
+    --html "$tmp/class/summary.html" --work-csv "$tmp/class/work.csv" > /dev/null 2>&1 &&
+    grep -q 'PASS SLOW' "$tmp/class/class.csv" && grep -q 'class="c pass slow"' "$tmp/class/summary.html"; then
     t_pass
 else
     t_fail "the class report does not mark SLOW: $(head -3 "$tmp/class/class.csv" 2>/dev/null)"
+fi
+# and its work CSV carries the simulated task's memory counts beside the reference's
+if grep -q 'memory (simulated): global loads [0-9.]* sectors/request (reference [0-9.]*)' "$tmp/class/work.csv"; then
+    t_pass
+else
+    t_fail "the class work CSV lacks the memory counts: $(head -c 600 "$tmp/class/work.csv" 2>/dev/null)"
 fi
 
 # 4. on by default (without --expect), PERF=off, bad values
