@@ -158,13 +158,15 @@ pristine: $(PRGEN)
 	$(Q)bash grading/tools/pristine.sh build/pristine
 
 ## check-solutions: every reference solution, graded as if a learner wrote it, passes, at DRAWS draws
-##                  (default 1; make test: 3): the first at SEED (else a fresh one), each next drawn from it
+##                  (default 1; make test: 3): the first at SEED (else a fresh one), each next drawn from it;
+##                  the later draws keep the first one's builds (grade --reuse-builds)
 check-solutions: $(GRADE)
 	$(Q)seed=$${SEED:-$$(( $$(od -An -N4 -tu4 /dev/urandom | tr -d ' ') % 999999999 + 1 ))}; draws=$(or $(DRAWS),1); \
 	case $$draws in [1-9]|[1-9][0-9]) ;; *) echo "check-solutions: DRAWS=$$draws: a number of draws, 1 to 99" >&2; exit 2 ;; esac; \
 	for i in $$(seq $$draws); do \
 	    [ $$draws -eq 1 ] || echo "check-solutions: draw $$i of $$draws: SEED=$$seed"; \
-	    GRADE_SEED=$$seed $(GRADE) --tasks-from solutions --expect pass --werror $(GRADE_FILTER) --ref-dir build/refs \
+	    reuse=; [ $$i -eq 1 ] || reuse=--reuse-builds; \
+	    GRADE_SEED=$$seed $(GRADE) --tasks-from solutions --expect pass --werror $(GRADE_FILTER) --ref-dir build/refs $$reuse \
 	        --json build/check-solutions.json --junit build/check-solutions.xml \
 	        || { echo "check-solutions: failed at SEED=$$seed (make check-solutions SEED=$$seed grades that draw again)"; exit 1; }; \
 	    seed=$$(( seed * 48271 % 999999999 + 1 )); \

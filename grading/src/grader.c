@@ -546,7 +546,8 @@ static int build_both(const grade_context *ctx, const task_meta *task, const tas
         tr->status = ST_BUILD_ERROR;
         tr->message = xasprintf("the reference solution does not build (a bug in the workbook):\n%s", failure);
         free(failure);
-    } else if ((failure = build(ctx, task, f->task_src, f->task_exe, 1, &not_simulated)) != NULL) {
+    } else if (!(ctx->reuse_task_builds && up_to_date(ctx, task, f->task_exe, f->task_src)) &&
+               (failure = build(ctx, task, f->task_src, f->task_exe, 1, &not_simulated)) != NULL) {
         /* A task using what the simulator lacks cannot run here: SKIP, not the learner's error. */
         tr->status = not_simulated ? ST_SKIP : ST_BUILD_ERROR;
         tr->message = not_simulated ? xasprintf("your task cannot run in the CUDA CPU simulator (%s): grade it "

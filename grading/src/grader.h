@@ -62,6 +62,9 @@ typedef struct {
                               * --ref-dir: a class's graders, or check-solutions and check-tasks
                               * on one draw, run each reference once), or NULL */
     const task_plan *plan;   /* the task being graded: its plan (grade_task sets it) */
+    int reuse_task_builds;   /* --reuse-builds (maintainers): keep the task's executable while it is
+                              * newer than its source and headers, as reuse_refs does (the later
+                              * draws of check-solutions grade the same files again) */
     int profile_run;         /* the method run of a profiled task (plan->profiled): the counts are
                               * read (CUDA_SIM_PROFILE_OUT) into the run's gpu_work */
 } grade_context;

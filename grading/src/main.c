@@ -79,6 +79,9 @@ static void usage(FILE *f)
           "                       timeout, perf, perf_limit, perf_repeats, method and method_run\n"
           "                       replace the workbook's); default: GRADE_TASKS_OVERLAY\n"
           "  --max-ranks N        leave out the configurations at more than N MPI ranks, and\n"
+          "  --reuse-builds       (maintainers) keep a task's executable under --build-dir while it is\n"
+          "                       newer than its source and headers, as --ref-dir keeps references:\n"
+          "                       the later draws of make check-solutions grade the same files again\n"
           "  --first-config       grade each task's first configuration only: shorter gradings for a\n"
           "                       short slot on a GPU machine (make gpu-session); the report counts\n"
           "                       the tasks as overlaid\n"
@@ -265,6 +268,7 @@ typedef struct {
     const char *gradescope_path;
     const char *hint_level, *launch_ranks_text, *print_build, *perf, *seed_text, *overlay, *max_ranks_text;
     int max_ranks, first_config; /* --max-ranks, --first-config: a shorter grading (0: all) */
+    int reuse_builds;            /* --reuse-builds */
     uint64_t seed; /* the draw's seed: --seed, GRADE_SEED, or drawn from the system's random source */
     char **launch_cmd; /* what follows --, or NULL */
     int hide_expected;
@@ -346,6 +350,8 @@ static int parse_options(int argc, char **argv, options *opt)
             opt->hide_expected = 1;
         else if (strcmp(a, "--first-config") == 0)
             opt->first_config = 1;
+        else if (strcmp(a, "--reuse-builds") == 0)
+            opt->reuse_builds = 1;
         else if (strcmp(a, "--list") == 0)
             opt->list_only = 1;
         else if (strcmp(a, "--describe") == 0)
@@ -800,9 +806,10 @@ static int grade_selected(const options *opt, const grade_policy *policy, const 
     term_init(opt->quiet);
     int perf = opt->perf ? perf_mode_parse(opt->perf) : opt->expect ? PERF_MODE_OFF : PERF_MODE_ON;
     grade_context ctx = { root, tasks_root, build_dir, &tc, policy, ref_dir, ref_dir != NULL, opt->verbose,
-                          !opt->expect, &sb, perf, 0, opt->hide_expected, NULL, NULL, 0 };
+                          !opt->expect, &sb, perf, 0, opt->hide_expected, NULL, NULL, 0, 0 };
     char *ref_outputs = ref_dir ? xasprintf("%s/outputs", ref_dir) : NULL;
     ctx.ref_outputs = ref_outputs;
+    ctx.reuse_task_builds = opt->reuse_builds;
     /* The learner's own tasks: their grades, and the hints they opened, are remembered. */
     int own_tasks = !opt->expect && strcmp(tasks_root, root) == 0 && !opt->build_arg;
     char *progress_path = xasprintf("%s/progress.json", build_dir);

@@ -76,8 +76,8 @@ on=$(grep -o 'CUDA_SIM_PROFILE_OUT=' <<<"$v" | wc -l) off=$(grep -o 'CUDA_SIM_PR
 if [ "$on" = 2 ] && [ "$off" -ge 2 ]; then t_pass; else t_fail "--verbose: the profiler on at $on runs (want 2), off at $off"; fi
 # and off means off: the program prints no counts
 exe=$out/build-verbose/bin/task/04_cuda/task2
-if [ -x "$exe" ] && [ -n "$("$exe" n=1000 tpb=64 seed=3 2>&1 >/dev/null | grep '^profile sum_kernel ')" ] &&
-   [ -z "$(CUDA_SIM_PROFILE=0 "$exe" n=1000 tpb=64 seed=3 2>&1 >/dev/null | grep '^profile ')" ]; then
+if [ -x "$exe" ] && "$exe" n=1000 tpb=64 seed=3 2>&1 >/dev/null | grep -q '^profile sum_kernel ' &&
+   ! CUDA_SIM_PROFILE=0 "$exe" n=1000 tpb=64 seed=3 2>&1 >/dev/null | grep -q '^profile '; then
     t_pass
 else
     t_fail "$exe: counts without CUDA_SIM_PROFILE=0, none with it: not so"
