@@ -350,6 +350,12 @@ grade_status judge_run(const run_result *task_run, double timeout, const result_
         sb_printf(&why, "%sexited with status %d (its own check failed)", why.len ? "\n" : "",
                   task_run->exit_code);
     }
+    /* a program that filled its writable space (sandbox.h: SANDBOX_SPACE_MIB each) */
+    if (why.len && ((task_run->err_len && strstr(task_run->err, "No space left on device")) ||
+                    (task_run->out && strstr(task_run->out, "No space left on device"))))
+        sb_printf(&why, "\nit ran out of space (\"No space left on device\"): in the grader's sandbox a program may "
+                        "write at most %d MiB into each of its working folder, /tmp and /dev/shm",
+                  SANDBOX_SPACE_MIB);
     if (task_run->leftovers > 0)
         sb_printf(&why, "%sleft %d process%s running after it ended (killed by the grader)", why.len ? "\n" : "",
                   task_run->leftovers, task_run->leftovers == 1 ? "" : "es");
@@ -1024,6 +1030,8 @@ static void method_check(const grade_context *grading, const task_meta *task, co
             switch (plan->method) {
             case METHOD_GPU: /* simulated only (plan_make) */
                 rr->message = work_check_gpu(rr->work, ref_work);
+                if (!rr->message && ref_work)
+                    rr->message = work_check_traffic(&rr->work->gpu, &ref_work->gpu);
                 rr->profile = work_profile_summary(rr->work, ref_work);
                 if (!rr->message && ref_work)
                     perf_from_counts(ctx, task, &rr->work->gpu, &ref_work->gpu, cfg->label, tr);

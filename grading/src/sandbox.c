@@ -221,10 +221,10 @@ void sandbox_command(const sandbox *sb, const sandbox_view *view, const strlist 
     push2(out, "--dev", "/dev");
     push2(out, "--proc", "/proc");
     if (sb->has_size)
-        push2(out, "--size", "268435456");
+        push2(out, "--size", SANDBOX_SPACE_TEXT);
     push2(out, "--tmpfs", "/tmp");
     if (sb->has_size) {
-        push2(out, "--size", "268435456");
+        push2(out, "--size", SANDBOX_SPACE_TEXT);
         push2(out, "--tmpfs", "/dev/shm");
     }
     if (view->gpu) {
@@ -241,7 +241,13 @@ void sandbox_command(const sandbox *sb, const sandbox_view *view, const strlist 
         push3(out, "--ro-bind", view->ro.items[i], view->ro.items[i]);
     for (int i = 0; i < view->rw.count; i++)
         push3(out, "--bind", view->rw.items[i], view->rw.items[i]);
-    if (view->cwd)
+    /* the working directory: a tmpfs of its own where bwrap can size one (a program that fills
+     * it gets "No space left on device", and the disk that holds the grader's TMPDIR stays as
+     * it was); else the scratch folder itself */
+    if (view->cwd && sb->has_size) {
+        push2(out, "--size", SANDBOX_SPACE_TEXT);
+        push2(out, "--tmpfs", view->cwd);
+    } else if (view->cwd)
         push3(out, "--bind", view->cwd, view->cwd);
     push2(out, "--remount-ro", "/");
     push2(out, "--chdir", view->cwd ? view->cwd : "/tmp");

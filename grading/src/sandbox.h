@@ -61,7 +61,8 @@ typedef struct {
     strlist hide;          /* folders never shown, even inside a folder bound read-only (the
                             * workbook, the build and reference folders, GRADE_SANDBOX_HIDE's):
                             * an empty tmpfs covers them */
-    int has_size;          /* this bwrap knows --size (0.7 and later): /tmp and /dev/shm are capped */
+    int has_size;          /* this bwrap knows --size (0.7 and later): /tmp, /dev/shm and the
+                            * working directory are tmpfs of SANDBOX_SPACE bytes each */
     char *mpi_outside;     /* why MPI tasks' runs are not sandboxed (their ranks are started by
                             * Slurm's srun, or on other hosts: both need the network), or NULL */
     char *cuda_outside;    /* why native CUDA tasks' runs are not sandboxed (the probe failed inside
@@ -69,6 +70,11 @@ typedef struct {
     char *cuda_probe;      /* the CUDA probe's verdict ("a CUDA program runs inside it (probed)"),
                             * or NULL: not probed (no GPU, simulated CUDA, GRADE_SANDBOX_CUDA_PROBE=0) */
 } sandbox;
+
+/* The writable space of a sandboxed build or run, each of /tmp, /dev/shm and its working
+ * directory: 256 MiB (where bwrap knows --size). */
+#define SANDBOX_SPACE_MIB 256
+#define SANDBOX_SPACE_TEXT "268435456"
 
 /* What one build or run sees besides the system: read-only and writable paths (each bound
  * at its own place), the working directory (writable), and whether the GPU's devices. */

@@ -577,6 +577,19 @@ int work_counts_slow(const gpu_work *t, const gpu_work *r, double limit, const c
     return 0;
 }
 
+char *work_check_traffic(const gpu_work *t, const gpu_work *r)
+{
+    if (!t->mem_seen || !r->mem_seen)
+        return NULL;
+    long long tg = t->ld_sectors + t->st_sectors, rg = r->ld_sectors + r->st_sectors;
+    if (tg * WORK_TRAFFIC_FLOOR >= rg)
+        return NULL;
+    return xasprintf("right results, but your kernels moved %lld sectors of GPU memory where the reference's moved "
+                     "%lld (%.1f %%): too little to have done the work; the GPU must read the inputs and compute "
+                     "the result, not copy one the CPU computed",
+                     tg, rg, rg > 0 ? 100.0 * (double)tg / (double)rg : 0.0);
+}
+
 char *work_profile_summary(const run_work *task, const run_work *ref)
 {
     if (!task || !ref || !task->gpu.mem_seen || !ref->gpu.mem_seen)

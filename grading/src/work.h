@@ -96,4 +96,12 @@ char *work_profile_summary(const run_work *task, const run_work *ref);
 #define WORK_ATOMIC_SLACK 32
 int work_counts_slow(const gpu_work *task, const gpu_work *ref, double limit, const char **measure, double *ratio);
 
+/* The method check's last word on a simulated CUDA task, from the memory counts (both
+ * profiled): NULL, or (a new string) why its kernels cannot have done the work: their global
+ * memory traffic under 1/WORK_TRAFFIC_FLOOR of the reference's (a result computed on the CPU
+ * and handed to a kernel that only copies it).  Better reuse than the reference's (larger
+ * tiles, registers) stays far above that floor. */
+#define WORK_TRAFFIC_FLOOR 16
+char *work_check_traffic(const gpu_work *task, const gpu_work *ref);
+
 #endif

@@ -8,6 +8,8 @@
 #   - adjacent threads reading far apart (uncoalesced): SLOW on global traffic, 8.00x, its
 #     line named, twice the same;
 #   - one GPU thread doing the whole sum: FAIL, with and without PERF=required;
+#   - 04 task9 with y computed on the CPU and a kernel that copies it: FAIL (too little
+#     traffic to have done the work);
 #   - the other runs switch the profiler off; PERF=off gives no verdict; a task whose method
 #     is not "gpu" is not built with the profiler.
 set -u
@@ -120,6 +122,38 @@ for mode in on required; do
     IFS=$'\t' read -r status verdict basis measure ratio p < <(summary "$out/one-$mode.json")
     if [ "$status" = FAIL ]; then t_pass; else t_fail "one GPU thread doing the sum, PERF=$mode: $status (want FAIL)"; fi
 done
+
+# The CPU does the work: 04 task9 with y computed on the host (as main does anyway), put at
+# the end of W's device copy, and a kernel that only copies it into y.  Its threads all
+# "work", one step each; its kernels move a few percent of the reference's traffic: FAIL.
+mkdir -p "$out/cpu/04_cuda"
+python3 - solutions/04_cuda/task9.cu "$out/cpu/04_cuda/task9.cu" <<'PYEOF' || t_abort "the CPU-does-it version was not made"
+import sys
+s = open(sys.argv[1]).read()
+start = s.index("__global__ void matvec_coalesced")
+body = s.index("{", start)
+end = s.index("/* ---- no need to change below")
+copy = """{
+    long i = (long)blockIdx.x * blockDim.x + threadIdx.x;
+    (void)x, (void)b;
+    if (i < m)
+        y[i] = W[(long)m * k - m + i];
+}
+
+"""
+s = s[:body] + copy + s[end:]
+anchor = "    CHECK(cudaMemcpy(db, b, m * sizeof(float), cudaMemcpyHostToDevice));\n"
+assert anchor in s
+s = s.replace(anchor, anchor + "    if ((long)m * k >= m)\n        CHECK(cudaMemcpy(dW + sw - m, y_cpu, m * sizeof(float), cudaMemcpyHostToDevice));\n")
+open(sys.argv[2], "w").write(s)
+PYEOF
+$G --task 04_cuda/task9 --tasks-from "$out/cpu" --build-dir "$out/build-cpu" --ref-dir "$out/refs" --perf on \
+    --json "$out/cpu.json" --junit "$out/cpu.xml" > "$out/cpu.txt" 2>&1
+if grep -q 'task9 *FAIL' "$out/cpu.txt" && grep -q 'too little to have done the work' "$out/cpu.txt"; then
+    t_pass "the CPU computes y, a kernel copies it: FAIL, too little GPU memory traffic"
+else
+    t_fail "the CPU computes y, a kernel copies it: $(grep -A3 'task9' "$out/cpu.txt" | head -6)"
+fi
 
 grade off solutions --expect pass --perf off
 IFS=$'\t' read -r status verdict basis measure ratio p < <(summary "$out/off.json")

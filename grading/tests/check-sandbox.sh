@@ -138,6 +138,49 @@ EOF
 expect outlives "leaves a process running"
 if pgrep -f "$marker" >/dev/null; then t_fail "a process of the run is still alive: $(pgrep -af "$marker")"; else t_pass; fi
 
+# 5. fill the working folder: 1 MiB at a time, up to 320 MiB.  In the sandbox it is a tmpfs
+# of 256 MiB of its own: the writes stop there, with "No space left on device", and the file
+# system of the grader's TMPDIR (here, as root, a 64 MiB tmpfs, so that a sandbox that
+# wrote through to it could not fill a real disk) gets none of it.
+cheat fill <<'EOF'
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+int main(void)
+{
+    static char buf[1 << 20];
+    memset(buf, 'x', sizeof buf);
+    int fd = open("fill.bin", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    for (int mib = 0; fd >= 0 && mib < 320; mib++)
+        if (write(fd, buf, sizeof buf) != (ssize_t)sizeof buf) {
+            fprintf(stderr, "fill: write after %d MiB: %s\n", mib, strerror(errno));
+            return 1;
+        }
+    printf("fill: wrote 320 MiB\n");
+    return 0;
+}
+EOF
+small=""
+if [ "$(id -u)" = 0 ] && mkdir -p "$tmp/small" && mount -t tmpfs -o size=64m tmpfs "$tmp/small" 2>/dev/null; then
+    small=$tmp/small
+    t_cleanup "umount $(printf %q "$small") 2>/dev/null"
+fi
+got=$(TMPDIR=${small:-${TMPDIR:-/tmp}} status fill)
+if [ "$got" = FAIL ] && grep -q 'it ran out of space ("No space left on device")' "$tmp/fill/out.txt" &&
+   grep -rq 'fill: write after 256 MiB: No space left on device' "$tmp/fill/build/logs"; then
+    t_pass "filling its working folder: FAIL, stopped at 256 MiB, told why"
+else
+    t_fail "filling its working folder: $got: $(head -c 800 "$tmp/fill/out.txt"); log: $(grep -rh 'fill:' "$tmp/fill/build/logs" 2>/dev/null | head -2)"
+fi
+if [ -n "$small" ]; then
+    used=$(df -k --output=used "$small" | tail -1 | tr -d ' ')
+    if [ "$used" -lt 1024 ]; then t_pass; else t_fail "the grader's TMPDIR holds $used kB after the fill"; fi
+else
+    t_say "not root: the TMPDIR side of the fill test is not checked"
+fi
+
 # ---- a class: a saboteur, a copier and a solved student, in that order, one at a time ----
 subs=$tmp/class-subs out=$tmp/class-out
 mkdir -p "$subs/a-saboteur/01_threads" "$subs/b-copier/01_threads" "$subs/c-solved/01_threads"

@@ -1058,6 +1058,21 @@ static void test_work_counts_slow(void)
     /* a larger limit lets 8 times the traffic pass */
     t = ref, t.ld_sectors = 3200;
     CU_ASSERT_EQUAL(work_counts_slow(&t, &ref, 10, &measure, &ratio), 0);
+    /* the method check's floor: a sixteenth of the reference's traffic is enough, less is not */
+    CU_ASSERT_PTR_NULL(work_check_traffic(&ref, &ref));
+    t = ref, t.ld_sectors = 20, t.st_sectors = 8; /* 28 of 440: 28 x 16 = 448, not below */
+    CU_ASSERT_PTR_NULL(work_check_traffic(&t, &ref));
+    t.st_sectors = 7; /* 27 x 16 = 432: below */
+    char *low = work_check_traffic(&t, &ref);
+    CU_ASSERT_PTR_NOT_NULL(low);
+    free(low);
+    t = ref, t.ld_sectors = 10, t.st_sectors = 10; /* 20 of 440 */
+    char *why = work_check_traffic(&t, &ref);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(why);
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "moved 20 sectors of GPU memory where the reference's moved 440"));
+    free(why);
+    t.mem_seen = 0; /* not profiled: nothing to judge */
+    CU_ASSERT_PTR_NULL(work_check_traffic(&t, &ref));
 }
 
 static void test_judge_run(void)

@@ -16,9 +16,9 @@
  *
  * A version that is right but uncoalesced passes as SLOW: in the CPU simulator the
  * grader counts the sectors your kernel's requests touch, beside the solution's
- * (README: "The CUDA CPU simulator"); on a GPU it times it.  All values are small
- * integers, so every sum is exact in float, in any order: y must match the CPU's
- * exactly.
+ * (README: "What the memory system sees", in "The CUDA CPU simulator"); on a GPU it
+ * times it.  All values are small integers, so every sum is exact in float, in any
+ * order: y must match the CPU's exactly.
  *
  * Build and run by hand, from the room's folder:
  *   on a GPU:  nvcc -O2 -arch=native -Xcompiler -fopenmp -I../grading/include -o task9 task9.cu
