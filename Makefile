@@ -238,6 +238,7 @@ check-learner-loop: $(GRADE)
 check-class: $(GRADE) $(CLASS_REPORT)
 	$(Q)bash grading/tests/check-class-report.sh
 	$(Q)bash grading/tests/check-class.sh
+	$(Q)bash grading/tests/check-class-reference.sh
 
 ## check-gradescope: Gradescope's run_autograder (grading/templates/gradescope) on a fake /autograder:
 ##                   solved, broken, hostile and empty submissions get a valid results.json, nothing forged

@@ -550,6 +550,7 @@ static int build_both(const grade_context *ctx, const task_meta *task, const tas
     }
     if (failure) {
         tr->status = ST_BUILD_ERROR;
+        tr->reference_failed = 1;
         tr->message = xasprintf("the reference solution does not build (a bug in the workbook):\n%s", failure);
         free(failure);
     } else if (!(ctx->reuse_task_builds && up_to_date(ctx, task, f->task_exe, f->task_src)) &&
@@ -770,6 +771,7 @@ static int run_reference(const grade_context *ctx, const task_meta *task, const 
                   : reference_failure_cause(ctx, &ref, parse_err, asked_ranks, saw_ranks);
         rr->ran = 1;
         rr->status = ST_FAIL;
+        rr->reference_failed = 1;
         rr->message = xasprintf("the reference solution failed here (%s): %s%s%s", why, how,
                                 parse_err[0] ? "; " : "", parse_err);
         free(how), free(why);

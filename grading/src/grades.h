@@ -25,6 +25,7 @@ typedef struct {
     const char *method;  /* the method checked at this run (tasks.ini's method), or NULL */
     char *profile;       /* a simulated CUDA task's memory counts beside the reference's
                           * (work_profile_summary), or NULL */
+    int reference_failed; /* the reference's run failed here: the verdict is not the task's */
 } run_report;
 
 /* The perf verdict (perf.h): after a PASS, the task's time against the reference's at the
@@ -63,6 +64,9 @@ typedef struct {
     int nruns;
     int hints_opened;    /* rungs of the hint ladder the learner has read (build/progress.json) */
     perf_report perf;    /* the perf verdict (PERF_NONE when not measured) */
+    int reference_failed; /* the reference did not build, or one of its runs failed: the task's
+                           * status says nothing of the learner's work (class grading grades
+                           * the student again, alone) */
 } task_report;
 
 typedef struct {

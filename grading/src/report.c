@@ -473,6 +473,11 @@ int report_write_json(const grade_report *rep, const char *path)
         json_object_set_new(task, "hints", json_integer(tr->meta->nhints));
         json_object_set_new(task, "hints_opened", json_integer(tr->hints_opened));
         json_object_set_new(task, "log", opt_string(tr->log_path));
+        /* the reference failed: the status is not the learner's (grade-class grades again) */
+        int ref_failed = tr->reference_failed;
+        for (int r = 0; r < tr->nruns; r++)
+            ref_failed |= tr->runs[r].reference_failed;
+        json_object_set_new(task, "reference_failed", json_boolean(ref_failed));
         json_object_set_new(task, "runs", runs);
         json_object_set_new(task, "perf", perf_json(tr));
         json_array_append_new(tasks, task);

@@ -253,9 +253,11 @@ trap cleanup_children INT TERM
 echo "grade-class: ${#entries[@]} submissions from $subs, $jobs at a time (${#filter[@]} filters: ${filter[*]:-none}); results in $out"
 echo "grade-class: sizes and seeds: $seed_said"
 running=0
+declare -A entry_of=()
 for entry in "${entries[@]}"; do
     student_name "$entry"
     name=$REPLY
+    entry_of[$name]=$entry
     grade_student "$entry" "$name" &
     running=$((running + 1))
     if [ $running -ge "$jobs" ]; then
@@ -270,6 +272,41 @@ while [ $running -gt 0 ]; do
     report_finished
 done
 report_finished
+
+# A reference that failed (did not build, or a run of it failed) says nothing of the student:
+# more likely the machine, busy with the graders side by side.  That student is graded again,
+# alone; a reference that fails then too stops the class run, with its cause.
+reference_failures() { # DIR: "TASK: first line of its message" of each task whose reference failed
+    python3 - "$1/grade-report.json" <<'EOF' 2>/dev/null
+import json, sys
+try:
+    tasks = json.load(open(sys.argv[1])).get("tasks", [])
+except (OSError, ValueError, AttributeError):
+    sys.exit(0)
+for t in tasks:
+    if isinstance(t, dict) and t.get("reference_failed") is True:
+        message = str(t.get("message") or "").splitlines()
+        print("%s: %s" % (t.get("id", "?"), message[0][:300] if message else "(no message)"))
+EOF
+}
+for name in "${!entry_of[@]}"; do
+    [ -n "$(reference_failures "$out/students/$name")" ] || continue
+    echo "grade-class: $name: a reference solution failed while students were graded side by side; grading $name again, alone"
+    rm -rf "${out:?}/students/$name"
+    grade_student "${entry_of[$name]}" "$name"
+    again=$(reference_failures "$out/students/$name")
+    if [ -n "$again" ]; then
+        {
+            echo "grade-class: a reference solution failed again with $name graded alone, so the class run stops here:"
+            while IFS= read -r line; do echo "  $line"; done <<<"$again"
+            echo "  No class table was written. This is not the students' doing: a reference that fails alone"
+            echo "  points to this machine (too busy or too small: GRADE_TIMEOUT_SCALE=3 gives more time) or to"
+            echo "  the workbook (make check-solutions ROOM=NN shows whether its solutions pass here)."
+        } >&2
+        exit 1
+    fi
+    echo "grade-class: $name: graded again, alone: the references passed"
+done
 
 grading/bin/class-report --root "$root" --students "$out/students" --csv "$out/class.csv" \
     --hints-csv "$out/hints.csv" --work-csv "$out/work.csv" --html "$out/summary.html" || exit 1
