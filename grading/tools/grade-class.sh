@@ -40,6 +40,13 @@ subs=$(cd "$subs" && pwd)
 cores=$(nproc 2>/dev/null || echo 1)
 jobs=${JOBS:-$(( cores / 2 > 0 ? cores / 2 : 1 ))}
 { [[ "$jobs" =~ ^[1-9][0-9]*$ ]] && [ "$jobs" -le 64 ]; } || die "JOBS=$jobs: a number of students graded at once, from 1 to 64"
+# One student's processes must not starve another's: as root, every run has cgroups of its
+# own (its processes and memory capped).  Without them, the students' runs share one user's
+# process limit, and one student can take it all: then they are graded one at a time.
+if [ "$jobs" -gt 1 ] && ! { [ "$(id -u)" = 0 ] && { [ -w /sys/fs/cgroup/cgroup.procs ] || [ -w /sys/fs/cgroup/pids/cgroup.procs ]; }; }; then
+    echo "grade-class: one student at a time, not JOBS=$jobs: $(if [ "$(id -u)" = 0 ]; then echo "no writable cgroups here"; else echo "not root, so no cgroups of its own for each run"; fi), and one student's processes could starve another's (grade as root to grade side by side)"
+    jobs=1
+fi
 out=${CLASS_OUT:-build/class}
 filter=()
 [ -n "${ROOM:-}" ] && filter+=(--room "$ROOM")
