@@ -284,8 +284,9 @@ void perf_measure(const grade_context *ctx, const task_meta *task, const char *r
             p->ratio = p->task_median / p->ref_median;
             p->noisy = p->ratio < PERF_PLAUSIBLE;
             set_verdict(p, looks_slow(t_task, t_ref, n, task->perf_limit) ? PERF_SLOW : PERF_OK,
-                        corrected ? xstrdup("your program's printed times were shorter than the time it took: "
-                                            "the grader's own clock was used")
+                        corrected ? xstrdup("the times your program printed were shorter than the grader's clock "
+                                            "measured (a printout that cannot be trusted, or a busy machine): the "
+                                            "ratio is of the grader's own clock")
                         : p->noisy ? xasprintf("%.2fx the reference's median time in %d runs each: more than twice "
                                                "as fast is more likely a busy machine than speed, so it is reported "
                                                "as ok, not as a win", p->ratio, n)
