@@ -462,9 +462,11 @@ inline WorkRecord W;
 inline void prof_launch(const char *name, size_t dyn);
 inline void prof_block_done();
 inline void prof_access(uintptr_t pc, const void *p, size_t size, uint8_t flags);
+inline void prof_barrier();
 #else
 inline void prof_launch(const char *, size_t) {}
 inline void prof_block_done() {}
+inline void prof_barrier() {}
 #endif
 
 /* One step of the running simulated thread (simpp's ticks; nothing on the host).  The
@@ -1079,6 +1081,7 @@ CUDA_SIM_NOTSAN inline void block_barrier(const char *file, int line, int pred)
     f.file = file;
     f.line = line;
     f.pred = pred;
+    prof_barrier();
 #if defined(CUDA_SIM_TSAN)
     __tsan_release(S.tsan_block);
 #endif

@@ -32,7 +32,11 @@
  * task once with it, and switches it on for one run only).  The lines:
  *   profile KERNEL launches=N ld_requests=N ld_sectors=N st_requests=N st_sectors=N
  *     shared_ld_requests=N shared_ld_wavefronts=N shared_st_requests=N
- *     shared_st_wavefronts=N atomics=N atomic_conflicts=N ld_bytes=N st_bytes=N worst=FILE:LINE
+ *     shared_st_wavefronts=N atomics=N atomic_conflicts=N ld_bytes=N st_bytes=N barriers=N
+ *     partial_requests=N worst=FILE:LINE
+ * barriers: the __syncthreads() each warp ran, every warp's together; partial_requests: the
+ * requests (global, shared or atomic) in which some lanes of the warp took no part: the
+ * lanes a divergent branch or a loop's tail left out.
  * worst: the source line of the instruction with the most sectors (global) or wavefronts
  * (shared) per request beyond the least it could need, or "-" (addr2line names it).
  */
@@ -59,6 +63,8 @@ struct ProfCounts {
     uint64_t launches = 0, ld_requests = 0, ld_sectors = 0, st_requests = 0, st_sectors = 0;
     uint64_t sh_ld_requests = 0, sh_ld_wavefronts = 0, sh_st_requests = 0, sh_st_wavefronts = 0;
     uint64_t atomics = 0, atomic_conflicts = 0, ld_bytes = 0, st_bytes = 0;
+    uint64_t barriers = 0;         /* __syncthreads() a warp ran, every warp's together */
+    uint64_t partial_requests = 0; /* requests some of the warp's lanes took no part in */
     /* the worst instruction: its excess (units beyond the least possible), requests, pc */
     std::map<uintptr_t, std::pair<uint64_t, uint64_t>> excess; /* pc -> (excess units, requests) */
     int order = 0;
@@ -142,6 +148,13 @@ CUDA_SIM_NOTSAN inline void prof_access(uintptr_t pc, const void *p, size_t size
         P.acc[P.nacc++] = ProfAccess{pc, a, (uint16_t)S.cur, (uint8_t)(size > 255 ? 255 : size), flags};
     }
     prof_busy = false;
+}
+
+/* A __syncthreads() by the running thread: counted once a warp (its first lane's). */
+CUDA_SIM_NOTSAN inline void prof_barrier()
+{
+    if (!prof_off && P.cur && S.cur >= 0 && S.cur % 32 == 0)
+        P.cur->barriers++;
 }
 
 CUDA_SIM_NOTSAN inline void prof_launch(const char *name, size_t dyn)
@@ -320,7 +333,9 @@ CUDA_SIM_NOTSAN inline void prof_block_done()
     ProfAccess *sorted = w.sorted.data();
     for (size_t i = 0; i < n; i++)
         sorted[at[gid[i]]++] = v[i];
-    /* 3. within a group, request k: the k-th execution of each lane */
+    /* 3. within a group, request k: the k-th execution of each lane; a request with fewer
+     * lanes than its warp has took place in a divergent branch or a loop's tail */
+    const long nthreads = (long)blockDim.x * blockDim.y * blockDim.z;
     if (w.lane_k.size() < n)
         w.lane_k.resize(n);
     if (w.req.size() < n)
@@ -338,8 +353,11 @@ CUDA_SIM_NOTSAN inline void prof_block_done()
                 nreq = lane_k[k] + 1;
         }
         uint64_t units = 0, least = 0;
+        long first = (long)a[0].tid / 32 * 32;
+        size_t lanes = (size_t)(nthreads - first < 32 ? nthreads - first : 32);
         if (nreq == 1) {
             prof_request(c, flags, a, m, units, least);
+            c.partial_requests += m < lanes;
         } else {
             w.rs.assign(nreq + 1, 0);
             size_t *rs = w.rs.data();
@@ -352,8 +370,10 @@ CUDA_SIM_NOTSAN inline void prof_block_done()
             ProfAccess *req = w.req.data();
             for (size_t k = 0; k < m; k++)
                 req[rat[lane_k[k]]++] = a[k];
-            for (unsigned q = 0; q < nreq; q++)
+            for (unsigned q = 0; q < nreq; q++) {
                 prof_request(c, flags, req + rs[q], rs[q + 1] - rs[q], units, least);
+                c.partial_requests += rs[q + 1] - rs[q] < lanes;
+            }
         }
         if (!(flags & kAtomic)) {
             auto &e = c.excess[a[0].pc];
@@ -421,14 +441,16 @@ inline void prof_write()
         fprintf(f,
                 "profile %s launches=%llu ld_requests=%llu ld_sectors=%llu st_requests=%llu st_sectors=%llu "
                 "shared_ld_requests=%llu shared_ld_wavefronts=%llu shared_st_requests=%llu "
-                "shared_st_wavefronts=%llu atomics=%llu atomic_conflicts=%llu ld_bytes=%llu st_bytes=%llu worst=%s\n",
+                "shared_st_wavefronts=%llu atomics=%llu atomic_conflicts=%llu ld_bytes=%llu st_bytes=%llu "
+                "barriers=%llu partial_requests=%llu worst=%s\n",
                 shown.c_str(), (unsigned long long)c.launches, (unsigned long long)c.ld_requests,
                 (unsigned long long)c.ld_sectors, (unsigned long long)c.st_requests,
                 (unsigned long long)c.st_sectors, (unsigned long long)c.sh_ld_requests,
                 (unsigned long long)c.sh_ld_wavefronts, (unsigned long long)c.sh_st_requests,
                 (unsigned long long)c.sh_st_wavefronts, (unsigned long long)c.atomics,
                 (unsigned long long)c.atomic_conflicts, (unsigned long long)c.ld_bytes,
-                (unsigned long long)c.st_bytes, where.c_str());
+                (unsigned long long)c.st_bytes, (unsigned long long)c.barriers,
+                (unsigned long long)c.partial_requests, where.c_str());
     }
     if (f != stderr)
         fclose(f);

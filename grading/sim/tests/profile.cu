@@ -8,7 +8,12 @@
 //     request, shared loads down a column 32 (a 32-way bank conflict: 1024);
 //     padded, tile[32][33]: shared loads 1 wavefront a request (32);
 //   a sum of 64 floats: an atomicAdd per element (64 atomics, 31 waiting a warp: 62);
-//     a tree in shared memory and one atomicAdd a block (1 atomic).
+//     a tree in shared memory and one atomicAdd a block (1 atomic);
+//   barriers, counted once a warp: the tiled transposes' one, by 8 warps (8); the tree's
+//     7 (one after loading, one a step of strides 32 ... 1), by 2 warps (14);
+//   partial requests (lanes of the warp left out): the tree's steps at strides 16 to 1
+//     (two loads and a store each, lanes 0 to stride-1 of warp 0: 15), then thread 0's
+//     load of s[0] and its atomic (2): 17; every other request has all its warp's lanes.
 #include <cstdio>
 
 #define N 32

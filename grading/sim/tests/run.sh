@@ -402,18 +402,18 @@ if "$simcc" --profile -O2 -o "$out/profile" profile.cu >"$out/profile.build" 2>&
     if CUDA_SIM_PROFILE_OUT="$out/profile.lines" "$out/profile" > "$out/profile.out" 2>&1 &&
         [ "$(cat "$out/profile.out")" = "transpose wrong 0, sums 2016 2016" ]; then
         want=$(cat <<'WANT'
-profile copy_coalesced launches=1 ld_requests=2 ld_sectors=8 st_requests=2 st_sectors=8 shared_ld_requests=0 shared_ld_wavefronts=0 shared_st_requests=0 shared_st_wavefronts=0 atomics=0 atomic_conflicts=0 ld_bytes=256 st_bytes=256 worst=-
-profile copy_strided launches=1 ld_requests=2 ld_sectors=64 st_requests=2 st_sectors=8 shared_ld_requests=0 shared_ld_wavefronts=0 shared_st_requests=0 shared_st_wavefronts=0 atomics=0 atomic_conflicts=0 ld_bytes=256 st_bytes=256 worst=profile.cu:17
-profile copy_misaligned launches=1 ld_requests=2 ld_sectors=10 st_requests=2 st_sectors=8 shared_ld_requests=0 shared_ld_wavefronts=0 shared_st_requests=0 shared_st_wavefronts=0 atomics=0 atomic_conflicts=0 ld_bytes=256 st_bytes=256 worst=profile.cu:18
-profile transpose_naive launches=1 ld_requests=32 ld_sectors=128 st_requests=32 st_sectors=1024 shared_ld_requests=0 shared_ld_wavefronts=0 shared_st_requests=0 shared_st_wavefronts=0 atomics=0 atomic_conflicts=0 ld_bytes=4096 st_bytes=4096 worst=profile.cu:24
-profile transpose_tiled launches=1 ld_requests=32 ld_sectors=128 st_requests=32 st_sectors=128 shared_ld_requests=32 shared_ld_wavefronts=1024 shared_st_requests=32 shared_st_wavefronts=32 atomics=0 atomic_conflicts=0 ld_bytes=4096 st_bytes=4096 worst=profile.cu:35
-profile transpose_padded launches=1 ld_requests=32 ld_sectors=128 st_requests=32 st_sectors=128 shared_ld_requests=32 shared_ld_wavefronts=32 shared_st_requests=32 shared_st_wavefronts=32 atomics=0 atomic_conflicts=0 ld_bytes=4096 st_bytes=4096 worst=-
-profile sum_atomic_each launches=1 ld_requests=2 ld_sectors=8 st_requests=0 st_sectors=0 shared_ld_requests=0 shared_ld_wavefronts=0 shared_st_requests=0 shared_st_wavefronts=0 atomics=64 atomic_conflicts=62 ld_bytes=256 st_bytes=0 worst=-
-profile sum_atomic_block launches=1 ld_requests=2 ld_sectors=8 st_requests=0 st_sectors=0 shared_ld_requests=13 shared_ld_wavefronts=13 shared_st_requests=8 shared_st_wavefronts=8 atomics=1 atomic_conflicts=0 ld_bytes=256 st_bytes=0 worst=-
+profile copy_coalesced launches=1 ld_requests=2 ld_sectors=8 st_requests=2 st_sectors=8 shared_ld_requests=0 shared_ld_wavefronts=0 shared_st_requests=0 shared_st_wavefronts=0 atomics=0 atomic_conflicts=0 ld_bytes=256 st_bytes=256 barriers=0 partial_requests=0 worst=-
+profile copy_strided launches=1 ld_requests=2 ld_sectors=64 st_requests=2 st_sectors=8 shared_ld_requests=0 shared_ld_wavefronts=0 shared_st_requests=0 shared_st_wavefronts=0 atomics=0 atomic_conflicts=0 ld_bytes=256 st_bytes=256 barriers=0 partial_requests=0 worst=profile.cu:22
+profile copy_misaligned launches=1 ld_requests=2 ld_sectors=10 st_requests=2 st_sectors=8 shared_ld_requests=0 shared_ld_wavefronts=0 shared_st_requests=0 shared_st_wavefronts=0 atomics=0 atomic_conflicts=0 ld_bytes=256 st_bytes=256 barriers=0 partial_requests=0 worst=profile.cu:23
+profile transpose_naive launches=1 ld_requests=32 ld_sectors=128 st_requests=32 st_sectors=1024 shared_ld_requests=0 shared_ld_wavefronts=0 shared_st_requests=0 shared_st_wavefronts=0 atomics=0 atomic_conflicts=0 ld_bytes=4096 st_bytes=4096 barriers=0 partial_requests=0 worst=profile.cu:29
+profile transpose_tiled launches=1 ld_requests=32 ld_sectors=128 st_requests=32 st_sectors=128 shared_ld_requests=32 shared_ld_wavefronts=1024 shared_st_requests=32 shared_st_wavefronts=32 atomics=0 atomic_conflicts=0 ld_bytes=4096 st_bytes=4096 barriers=8 partial_requests=0 worst=profile.cu:40
+profile transpose_padded launches=1 ld_requests=32 ld_sectors=128 st_requests=32 st_sectors=128 shared_ld_requests=32 shared_ld_wavefronts=32 shared_st_requests=32 shared_st_wavefronts=32 atomics=0 atomic_conflicts=0 ld_bytes=4096 st_bytes=4096 barriers=8 partial_requests=0 worst=-
+profile sum_atomic_each launches=1 ld_requests=2 ld_sectors=8 st_requests=0 st_sectors=0 shared_ld_requests=0 shared_ld_wavefronts=0 shared_st_requests=0 shared_st_wavefronts=0 atomics=64 atomic_conflicts=62 ld_bytes=256 st_bytes=0 barriers=0 partial_requests=0 worst=-
+profile sum_atomic_block launches=1 ld_requests=2 ld_sectors=8 st_requests=0 st_sectors=0 shared_ld_requests=13 shared_ld_wavefronts=13 shared_st_requests=8 shared_st_wavefronts=8 atomics=1 atomic_conflicts=0 ld_bytes=256 st_bytes=0 barriers=14 partial_requests=17 worst=-
 WANT
 )
         if [ "$(cat "$out/profile.lines")" = "$want" ]; then
-            t_pass "the profiler: sectors, wavefronts and atomics of 8 kernels as computed by hand"
+            t_pass "the profiler: sectors, wavefronts, atomics, barriers and partial requests of 8 kernels as computed by hand"
         else
             t_fail "the profiler's lines differ:"; diff <(echo "$want") "$out/profile.lines" | sed 's/^/        /'
         fi
