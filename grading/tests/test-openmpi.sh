@@ -11,8 +11,9 @@
 # now, and the test checks that `mpicc` is still the same after.
 # Then, through the real grader with Open MPI (as root: --oversubscribe and leave to run
 # as root, which the grader adds):
-#   - the solutions of rooms 03, 05 (CUDA simulated, simcc -ccbin mpicxx.openmpi) and
-#     06 PASS in every configuration;
+#   - the solutions of rooms 03 (every configuration: up to 4 ranks on the cores there are,
+#     --oversubscribe), 05 (CUDA simulated, simcc -ccbin mpicxx.openmpi) and 06 (at up to 2
+#     ranks: check-solutions grades them all under MPICH) PASS;
 #   - the untouched tasks of rooms 03 and 05 FAIL, at their first configuration
 #     (grade --first-config: check-tasks grades every configuration under MPICH), and
 #     quickly: the grader sets Open MPI's kill delay to 0 (OMPI_MCA_odls_base_sigkill_timeout),
@@ -63,10 +64,11 @@ make -s all >/dev/null || t_abort "make all"
 make -s pristine >/dev/null || t_abort "make pristine"
 grade=grading/bin/grade
 
-# grade_check LABEL EXPECT TASKS_FROM ROOM [OPTION]: the grader's own --expect check
+# grade_check LABEL EXPECT TASKS_FROM ROOM [OPTION...]: the grader's own --expect check
 grade_check() {
     local label=$1 expect=$2 from=$3 room=$4 t0=$SECONDS
-    "$grade" --room "$room" --tasks-from "$from" --expect "$expect" --quiet --build-dir "$out/grade" ${5:+"$5"} \
+    shift 4
+    "$grade" --room "$room" --tasks-from "$from" --expect "$expect" --quiet --build-dir "$out/grade" "$@" \
         --json "$out/$label.json" --junit "$out/$label.xml" > "$out/$label.log" 2>&1
     local rc=$?
     if [ $rc -ne 0 ]; then
@@ -78,8 +80,8 @@ grade_check() {
     fi
 }
 grade_check solutions-03 pass solutions 03
-grade_check solutions-05 pass solutions 05
-grade_check solutions-06 pass solutions 06
+grade_check solutions-05 pass solutions 05 --max-ranks 2
+grade_check solutions-06 pass solutions 06 --max-ranks 2
 grade_check untouched-03 fail build/pristine 03 --first-config
 grade_check untouched-05 fail build/pristine 05 --first-config
 
