@@ -212,9 +212,11 @@ check-data-safety: $(GRADE)
 check-bench:
 	$(Q)bash grading/tests/check-bench.sh
 
-## check-grade-cli: what grade --describe, --print-build and --launch tell scripts is what the grader does
+## check-grade-cli: what grade --describe, --print-build and --launch tell scripts is what the grader does;
+##                  the reference and the task built at once, each build failure blamed on the right side
 check-grade-cli: $(GRADE)
 	$(Q)bash grading/tests/check-grade-cli.sh
+	$(Q)bash grading/tests/check-builds.sh
 
 ## check-sandbox: cheating and sabotaging submissions get no PASS, and change nothing for the others;
 ##                a CUDA probe that fails inside the sandbox (a fake GPU) sends CUDA runs outside, with a notice

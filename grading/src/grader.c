@@ -9,6 +9,8 @@
 #include "work.h"
 
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <signal.h>
 #include <stdio.h>
@@ -209,6 +211,84 @@ static char *build_reference(const grade_context *ctx, const task_meta *task, co
         failure = xasprintf("cannot rename %s to %s", tmp, exe);
     unlink(tmp);
     free(tmp);
+    return failure;
+}
+
+/* The reference's build, beside the learner's: two compilers at once, where the builds are
+ * most of a task's grading (a simulated CUDA task's two take about 4 s each).  A helper
+ * (runner_fork_helper) builds it and sends back a letter (K built, F failed, N not
+ * simulated) and the failure's text.  Nothing is timed while both run. */
+typedef struct {
+    pid_t pid; /* the helper, or -1: build it in turn (reference_build_wait) */
+    int fd;    /* the pipe it answers through */
+} ref_build;
+
+static void reference_build_start(const grade_context *ctx, const task_meta *task, const char *source,
+                                  const char *exe, ref_build *rb)
+{
+    rb->pid = -1;
+    rb->fd = -1;
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) != 0)
+        return;
+    pid_t pid = runner_fork_helper();
+    if (pid == 0) {
+        close(p[0]);
+        int not_simulated = 0;
+        char *failure = build_reference(ctx, task, source, exe, &not_simulated);
+        strbuf msg = { 0 };
+        sb_printf(&msg, "%c%s", not_simulated ? 'N' : failure ? 'F' : 'K', failure ? failure : "");
+        for (size_t at = 0; at < msg.len;) {
+            ssize_t n = write(p[1], msg.data + at, msg.len - at);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0)
+                break;
+            at += (size_t)n;
+        }
+        _exit(0);
+    }
+    close(p[1]);
+    if (pid < 0) {
+        close(p[0]);
+        return;
+    }
+    rb->pid = pid;
+    rb->fd = p[0];
+}
+
+/* The reference's build result (as build_reference's), once its helper answered; built here
+ * when no helper started or it gave no answer. */
+static char *reference_build_wait(const grade_context *ctx, const task_meta *task, const char *source,
+                                  const char *exe, ref_build *rb, int *not_simulated)
+{
+    *not_simulated = 0;
+    strbuf msg = { 0 };
+    if (rb->pid > 0) {
+        char buf[4096];
+        for (int told = 0;;) {
+            if (!told && runner_interrupted()) {
+                /* (a signal sent to the grader alone: its helper stops too) */
+                kill(rb->pid, SIGTERM);
+                told = 1;
+            }
+            ssize_t n = read(rb->fd, buf, sizeof buf);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0)
+                break;
+            sb_append(&msg, buf, (size_t)n);
+        }
+        close(rb->fd);
+        runner_helper_done(rb->pid);
+    }
+    if (msg.len == 0 || !strchr("KFN", msg.data[0])) {
+        free(msg.data);
+        return build_reference(ctx, task, source, exe, not_simulated);
+    }
+    char *failure = msg.data[0] == 'K' ? NULL : xstrdup(msg.data + 1);
+    *not_simulated = msg.data[0] == 'N';
+    free(msg.data);
     return failure;
 }
 
@@ -533,15 +613,23 @@ static int skipped(const grade_context *ctx, const task_meta *task, task_report 
     return 1;
 }
 
-/* Builds the reference, then the task.  Returns 1 when the runs go ahead (both built, or the
+/* Builds the reference and the task, side by side.  Returns 1 when the runs go ahead (both built, or the
  * build was interrupted: the runs then say so); 0 when tr's status is final: SKIP (the
  * simulator cannot run it) or BUILD_ERROR, with its message. */
 static int build_both(const grade_context *ctx, const task_meta *task, const task_files *f, task_report *tr)
 {
-    int not_simulated = 0;
-    char *failure = build_reference(ctx, task, f->ref_src, f->ref_exe, &not_simulated);
+    int not_simulated = 0, task_not_simulated = 0;
+    ref_build rb = { -1, -1 };
+    if (!(ctx->reuse_refs && up_to_date(ctx, task, f->ref_exe, f->ref_src)))
+        reference_build_start(ctx, task, f->ref_src, f->ref_exe, &rb);
+    char *task_failure = NULL;
+    int task_built = ctx->reuse_task_builds && up_to_date(ctx, task, f->task_exe, f->task_src);
+    if (!task_built)
+        task_failure = build(ctx, task, f->task_src, f->task_exe, 1, &task_not_simulated);
+    char *failure = reference_build_wait(ctx, task, f->ref_src, f->ref_exe, &rb, &not_simulated);
     if (failure && not_simulated) {
         /* The reference needs what the simulator lacks (NCCL, cuFFT, ...): nothing can run here. */
+        free(task_failure);
         tr->status = ST_SKIP;
         tr->skip_needs_gpu = 1;
         tr->message = xasprintf("no GPU here, and the CUDA CPU simulator cannot run it (%s)", failure);
@@ -553,8 +641,9 @@ static int build_both(const grade_context *ctx, const task_meta *task, const tas
         tr->reference_failed = 1;
         tr->message = xasprintf("the reference solution does not build (a bug in the workbook):\n%s", failure);
         free(failure);
-    } else if (!(ctx->reuse_task_builds && up_to_date(ctx, task, f->task_exe, f->task_src)) &&
-               (failure = build(ctx, task, f->task_src, f->task_exe, 1, &not_simulated)) != NULL) {
+    } else if ((failure = task_failure) != NULL) {
+        task_failure = NULL;
+        not_simulated = task_not_simulated;
         /* A task using what the simulator lacks cannot run here: SKIP, not the learner's error. */
         tr->status = not_simulated ? ST_SKIP : ST_BUILD_ERROR;
         tr->message = not_simulated ? xasprintf("your task cannot run in the CUDA CPU simulator (%s): grade it "
@@ -563,6 +652,7 @@ static int build_both(const grade_context *ctx, const task_meta *task, const tas
         if (not_simulated)
             free(failure);
     }
+    free(task_failure);
     if (tr->status == ST_SKIP)
         return 0;
     if (tr->status == ST_BUILD_ERROR && runner_interrupted()) {

@@ -19,6 +19,7 @@
 #define PR_RUNNER_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 typedef struct {
     char *const *argv;       /* argv[0] is looked up in PATH */
@@ -118,6 +119,12 @@ typedef struct {
 int runner_init(void);
 /* True once the grader has been asked to stop (Ctrl-C). */
 int runner_interrupted(void);
+
+/* Forks a helper of the grader's own (fork's return value): no run counts it among its
+ * leftovers or sweeps it away.  In the helper, it is a child subreaper with no helpers.
+ * The grader waits for it with runner_helper_done. */
+pid_t runner_fork_helper(void);
+void runner_helper_done(pid_t pid);
 
 void run_process(const run_request *req, run_result *res);
 void run_result_free(run_result *res);
