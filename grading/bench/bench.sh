@@ -292,7 +292,7 @@ bench_cuda() {
     read -r sim spread < <(for _ in $(seq "$reps"); do "$out/bin/simsum" n=1048576 tpb=256 | time_of "GPU kernel"; done | stats)
     read -r cpu _ < <(for _ in $(seq "$reps"); do "$out/bin/simsum" n=1048576 tpb=256 | time_of CPU; done | stats)
     row cuda "simulator: 04 task2 sum of 2^20, tpb=256 (s)" "$sim" s "$spread" "plain CPU loop" "$cpu s" "$(ratio "$sim" "$cpu")" "<= 2 s" "$(verdict "$sim" "<=" 2)"
-    # the same under the race checker (ThreadSanitizer): one run, its best kernel time
+    # the same under the race checker (simcc --racecheck): one run, its kernel time
     if grading/sim/simcc --racecheck -O2 -Igrading/include -o "$out/bin/simsum-race" solutions/04_cuda/task2.cu 2>"$out/simsum-race.build"; then
         local race
         race=$("$out/bin/simsum-race" n=1048576 tpb=256 2>"$out/simsum-race.err" | time_of "GPU kernel")

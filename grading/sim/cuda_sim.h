@@ -29,9 +29,10 @@
  * and function body of the .cu file), the largest launch, and the bytes copied to the GPU, back and within it.
  * The grader reads it (grading/src/work.h, method = gpu).
  *
- * Races: simcc --racecheck builds this file under ThreadSanitizer (CUDA_SIM_TSAN below):
- * races between a block's threads within a barrier interval, or between blocks, on shared
- * or global memory, are reported with both lines and both threads' indices.
+ * Races: simcc --racecheck builds the race checker in, on the profiler's accesses
+ * (cuda_sim_profile.h, CUDA_SIM_RACECHECK): races between a block's threads within a
+ * barrier interval, on shared or global memory, and between blocks on global memory, are
+ * reported with both lines and both threads' indices, whatever order the threads ran in.
  *
  * The profiler: simcc --profile builds the program with ThreadSanitizer's instrumentation
  * and cuda_sim_profile.h answering its calls (CUDA_SIM_PROFILE): each kernel's global and
@@ -102,30 +103,9 @@
 #define __shared__ __attribute__((section("cuda_sim_shared"), aligned(16))) static
 #define __sim_extern_shared__ __attribute__((aligned(16)))
 
-/* The race checker (simcc --racecheck: ThreadSanitizer): every simulated thread is a
- * TSan fiber, a block's barriers and warp-synchronous calls are its synchronization,
- * blocks are not synchronized with one another, and the simulator's own machinery is not
- * instrumented (CUDA_SIM_NOTSAN).  A race TSan finds in the kernel's code is reported
- * with both accesses' source lines and the two threads' indices. */
-#if defined(__SANITIZE_THREAD__) && !defined(CUDA_SIM_PROFILE)
-#define CUDA_SIM_TSAN 1
-extern "C" {
-void *__tsan_get_current_fiber(void);
-void *__tsan_create_fiber(unsigned flags);
-void __tsan_destroy_fiber(void *fiber);
-void __tsan_switch_to_fiber(void *fiber, unsigned flags);
-void __tsan_set_fiber_name(void *fiber, const char *name);
-void __tsan_acquire(void *addr);
-void __tsan_release(void *addr);
-}
-#define CUDA_SIM_NOTSAN __attribute__((no_sanitize_thread))
-#define CUDA_SIM_TSAN_NO_SYNC 1u /* __tsan_switch_to_fiber_no_sync */
-#ifndef CUDA_SIM_TSAN_SETS
-#define CUDA_SIM_TSAN_SETS 2
-#endif
-constexpr unsigned kTsanSets = CUDA_SIM_TSAN_SETS;
-#elif defined(CUDA_SIM_PROFILE)
-/* simcc --profile: the same instrumentation, counted by cuda_sim_profile.h (its end) */
+/* simcc --profile and --racecheck: the .cu files get ThreadSanitizer's instrumentation,
+ * answered by cuda_sim_profile.h; the simulator's own machinery is not instrumented. */
+#if defined(__SANITIZE_THREAD__) || defined(CUDA_SIM_PROFILE)
 #define CUDA_SIM_NOTSAN __attribute__((no_sanitize_thread))
 #else
 #define CUDA_SIM_NOTSAN
@@ -401,15 +381,6 @@ struct State {
     void *shared_extra[256] = {};   /* (plain arrays: the race checker must not see these) */
     size_t shared_extra_len[256] = {};
     int nshared_extra = 0;
-#if defined(CUDA_SIM_TSAN)
-    void *tsan_sched = nullptr;      /* the scheduler's TSan context */
-    void *tsan_fibers[kTsanSets][1024] = {}; /* block k's threads: set k % kTsanSets */
-    void **tsan_fiber = nullptr;     /* this block's */
-    unsigned tsan_blocks = 0;
-    char *tsan_block = nullptr;      /* this block's sync objects: [0] barrier, [1 + w] warp w */
-    char tsan_kernel_end = 0;        /* every thread releases it when done; the host acquires it */
-    char tsan_block_start = 0;       /* the host releases it as a block starts; its threads acquire it */
-#endif
     /* the launch in progress */
     bool in_kernel = false;
     const char *launch_file = "?";
@@ -463,10 +434,12 @@ inline void prof_launch(const char *name, size_t dyn);
 inline void prof_block_done();
 inline void prof_access(uintptr_t pc, const void *p, size_t size, uint8_t flags);
 inline void prof_barrier();
+inline void prof_warp_sync();
 #else
 inline void prof_launch(const char *, size_t) {}
 inline void prof_block_done() {}
 inline void prof_barrier() {}
+inline void prof_warp_sync() {}
 #endif
 
 /* One step of the running simulated thread (simpp's ticks; nothing on the host).  The
@@ -478,7 +451,7 @@ CUDA_SIM_NOTSAN inline void tick_counted()
 }
 constexpr inline void tick()
 {
-#if defined(CUDA_SIM_TSAN) || defined(CUDA_SIM_PROFILE)
+#if defined(CUDA_SIM_PROFILE)
     if (!__builtin_is_constant_evaluated())
         tick_counted();
 #else
@@ -766,20 +739,10 @@ __asm__(".text\n"
         "  ud2\n");
 #endif
 
-CUDA_SIM_NOTSAN inline void tsan_to_scheduler()
-{
-#if defined(CUDA_SIM_TSAN)
-    __tsan_switch_to_fiber(S.tsan_sched, CUDA_SIM_TSAN_NO_SYNC);
-#endif
-}
-
 [[noreturn]] CUDA_SIM_NOTSAN inline void fiber_exit();
 CUDA_SIM_NOTSAN inline void fiber_main()
 {
     CUDA_SIM_ASAN_FIBER_STARTED();
-#if defined(CUDA_SIM_TSAN)
-    __tsan_acquire(&S.tsan_block_start); /* after what the host did before the launch */
-#endif
     S.thunk(S.thunk_arg);
     fiber_exit();
 }
@@ -788,10 +751,6 @@ CUDA_SIM_NOTSAN inline void fiber_main()
 [[noreturn]] CUDA_SIM_NOTSAN inline void fiber_exit()
 {
     S.fibers[S.cur].state = DONE;
-#if defined(CUDA_SIM_TSAN)
-    __tsan_release(&S.tsan_kernel_end);
-#endif
-    tsan_to_scheduler();
     CUDA_SIM_ASAN_TO_SCHEDULER(nullptr);
 #if defined(__x86_64__)
     cuda_sim_switch(&S.fibers[S.cur].sp, S.sched_sp);
@@ -828,9 +787,6 @@ CUDA_SIM_NOTSAN inline void run_fiber(int i)
 {
     S.cur = i;
     threadIdx = S.fibers[i].tid;
-#if defined(CUDA_SIM_TSAN)
-    __tsan_switch_to_fiber(S.tsan_fiber[i], CUDA_SIM_TSAN_NO_SYNC);
-#endif
     CUDA_SIM_ASAN_TO_FIBER(i);
 #if defined(__x86_64__)
     cuda_sim_switch(&S.sched_sp, S.fibers[i].sp);
@@ -846,7 +802,6 @@ CUDA_SIM_NOTSAN inline void yield_to_scheduler()
 #if defined(CUDA_SIM_ASAN_FIBERS)
     const int me = S.cur;
 #endif
-    tsan_to_scheduler();
     CUDA_SIM_ASAN_TO_SCHEDULER(&cuda_sim_asan_fiber_fake[me]);
 #if defined(__x86_64__)
     cuda_sim_switch(&f.sp, S.sched_sp);
@@ -919,40 +874,6 @@ CUDA_SIM_NOTSAN inline void shared_seen(void *p, size_t n)
         poison_bytes(p, n);
 }
 
-/* The race checker: a block's threads are TSan fibers, taken in turn from kTsanSets (2)
- * sets (fresh ones for every block would cost ~150 us each; more sets make every barrier
- * slower), so that the threads of a block are not ordered with those of the block run just
- * before it (blocks run in a shuffled order).  A block's thread i is ordered after thread i
- * of the block run two before: a race between those two alone goes unseen.  Each fiber is
- * named by its indices for the reports. */
-CUDA_SIM_NOTSAN inline void tsan_block_begin(int n)
-{
-#if defined(CUDA_SIM_TSAN)
-    if (!S.tsan_sched)
-        S.tsan_sched = __tsan_get_current_fiber();
-    S.tsan_block = (char *)malloc(64);
-    S.tsan_fiber = S.tsan_fibers[S.tsan_blocks++ % kTsanSets];
-    for (int i = 0; i < n; i++) {
-        if (!S.tsan_fiber[i])
-            S.tsan_fiber[i] = __tsan_create_fiber(0);
-        char name[96];
-        snprintf(name, sizeof name, "cuda thread (%u,%u,%u) of block (%u,%u,%u)", S.fibers[i].tid.x,
-                 S.fibers[i].tid.y, S.fibers[i].tid.z, S.cur_block.x, S.cur_block.y, S.cur_block.z);
-        __tsan_set_fiber_name(S.tsan_fiber[i], name);
-    }
-    __tsan_release(&S.tsan_block_start);
-#else
-    (void)n;
-#endif
-}
-CUDA_SIM_NOTSAN inline void tsan_block_end()
-{
-#if defined(CUDA_SIM_TSAN)
-    free(S.tsan_block); /* and with it the block's sync objects */
-    S.tsan_block = nullptr;
-#endif
-}
-
 inline void describe_block(char *buf, size_t n)
 {
     snprintf(buf, n, "block (%u,%u,%u) of the kernel launched at %s:%d", S.cur_block.x, S.cur_block.y,
@@ -977,7 +898,6 @@ CUDA_SIM_NOTSAN inline void run_block(unsigned bx, unsigned by, unsigned bz, siz
         S.xparity[i] = 0;
         fiber_prepare(i);
     }
-    tsan_block_begin(n);
     static int order[1024];
     for (;;) {
         int m = 0;
@@ -992,7 +912,6 @@ CUDA_SIM_NOTSAN inline void run_block(unsigned bx, unsigned by, unsigned bz, siz
             run_fiber(order[k]);
         S.cur = -1;
         if (S.kernel_aborted) { /* a device-side assert: the block's other threads stop too */
-            tsan_block_end();
             return;
         }
         /* warp groups first: release every warp whose waiting lanes' masks are all waiting */
@@ -1033,7 +952,6 @@ CUDA_SIM_NOTSAN inline void run_block(unsigned bx, unsigned by, unsigned bz, siz
             }
         }
         if (done == n) {
-            tsan_block_end();
             return;
         }
         char blk[400];
@@ -1082,13 +1000,7 @@ CUDA_SIM_NOTSAN inline void block_barrier(const char *file, int line, int pred)
     f.line = line;
     f.pred = pred;
     prof_barrier();
-#if defined(CUDA_SIM_TSAN)
-    __tsan_release(S.tsan_block);
-#endif
     yield_to_scheduler();
-#if defined(CUDA_SIM_TSAN)
-    __tsan_acquire(S.tsan_block);
-#endif
 }
 
 CUDA_SIM_NOTSAN inline void warp_wait(unsigned mask, const char *file, int line)
@@ -1104,13 +1016,8 @@ CUDA_SIM_NOTSAN inline void warp_wait(unsigned mask, const char *file, int line)
     f.warp_mask = mask;
     f.file = file;
     f.line = line;
-#if defined(CUDA_SIM_TSAN)
-    __tsan_release(S.tsan_block + 1 + S.cur / 32);
-#endif
+    prof_warp_sync();
     yield_to_scheduler();
-#if defined(CUDA_SIM_TSAN)
-    __tsan_acquire(S.tsan_block + 1 + S.cur / 32);
-#endif
 }
 
 /* Every lane in mask puts 8 bytes in; returns the exchange row after all have. */
@@ -1205,9 +1112,6 @@ CUDA_SIM_NOTSAN inline void launch(dim3 g, dim3 b, size_t shmem, const char *fil
         prof_block_done();
     }
     S.in_kernel = false;
-#if defined(CUDA_SIM_TSAN)
-    __tsan_acquire(&S.tsan_kernel_end); /* the host's later work comes after every thread's */
-#endif
     close_device();
     threadIdx = uint3{0, 0, 0};
     blockIdx = uint3{0, 0, 0};
@@ -2504,80 +2408,6 @@ static inline double __dadd_rn(double a, double b) { return a + b; }
 static inline double __dsub_rn(double a, double b) { return a - b; }
 static inline double __dmul_rn(double a, double b) { return a * b; }
 static inline double __ddiv_rn(double a, double b) { return a / b; }
-
-/* The race checker's reports: TSan asks __tsan::OnReport before it prints one.  Dropped:
- * races between two blocks' threads on memory that is not from cudaMalloc (__shared__
- * variables, reused from block to block where a GPU gives each block its own; __device__
- * variables look the same, so a race between blocks on one goes unseen), and on the stacks
- * of the simulated threads (reused too).
- * Kept: a one-line summary naming the two CUDA threads, then TSan's report (both accesses'
- * source lines). */
-#if defined(CUDA_SIM_TSAN)
-extern "C" {
-int __tsan_get_report_data(void *report, const char **description, int *count, int *stack_count, int *mop_count,
-                           int *loc_count, int *mutex_count, int *thread_count, int *unique_tid_count,
-                           void **sleep_trace, unsigned long trace_size);
-int __tsan_get_report_mop(void *report, unsigned long idx, int *tid, void **addr, int *size, int *write,
-                          int *atomic, void **trace, unsigned long trace_size);
-int __tsan_get_report_thread(void *report, unsigned long idx, int *tid, unsigned long *os_id, int *running,
-                             const char **name, int *parent_tid, void **trace, unsigned long trace_size);
-/* halt_on_error: the first race reported ends the program (status 66).  (Going on after a
- * report, a program whose threads are fibers could hang in TSan's reporting.) */
-__attribute__((weak)) const char *__tsan_default_options() { return "history_size=4 halt_on_error=1"; }
-}
-namespace __tsan {
-struct ReportDesc;
-__attribute__((weak)) bool OnReport(const ReportDesc *rep, bool suppressed)
-{
-    using namespace cuda_sim;
-    if (suppressed)
-        return true;
-    void *r = (void *)rep, *trace[1];
-    const char *desc = "";
-    int count, stacks, mops = 0, locs, mutexes, threads = 0, unique;
-    void *sleep;
-    if (!__tsan_get_report_data(r, &desc, &count, &stacks, &mops, &locs, &mutexes, &threads, &unique, &sleep, 1) ||
-        strcmp(desc, "data-race") != 0 || mops < 2)
-        return false;
-    int tid[2], size[2], wr[2], at[2];
-    void *addr[2];
-    const char *name[2] = { nullptr, nullptr };
-    for (int k = 0; k < 2; k++) {
-        __tsan_get_report_mop(r, (unsigned long)k, &tid[k], &addr[k], &size[k], &wr[k], &at[k], trace, 1);
-        for (int t = 0; t < threads; t++) {
-            int id, running, parent;
-            unsigned long os;
-            const char *nm = nullptr;
-            if (__tsan_get_report_thread(r, (unsigned long)t, &id, &os, &running, &nm, &parent, trace, 1) && id == tid[k])
-                name[k] = nm;
-        }
-    }
-    const char *a = (const char *)addr[0];
-    if (S.stacks && a >= S.stacks && a < S.stacks + S.stacks_len)
-        return true;
-    /* not device memory: a __shared__ variable (a template kernel's is not in the shared
-     * section: GCC puts it in .bss), or a __device__ one */
-    const Alloc *dev = find_alloc(a, false);
-    bool shared = !(dev && dev->host != 1);
-    const char *block[2];
-    bool cuda[2];
-    for (int k = 0; k < 2; k++) {
-        cuda[k] = name[k] && strncmp(name[k], "cuda thread ", 12) == 0;
-        block[k] = cuda[k] ? strstr(name[k], " of block ") : nullptr;
-    }
-    if (shared && !(cuda[0] && cuda[1] && block[0] && block[1] && strcmp(block[0], block[1]) == 0))
-        return true;
-    fflush(stdout);
-    fprintf(stderr,
-            "cuda-sim: racecheck: a race on %s memory at %p: %s %d bytes (%s), %s %d bytes (%s), with no "
-            "__syncthreads() (or other synchronization) between them; TSan's report below shows both lines\n",
-            shared ? "shared (or __device__)" : "global", addr[0], wr[0] ? "a write of" : "a read of", size[0],
-            name[0] ? name[0] : "a thread of an earlier block", wr[1] ? "a write of" : "a read of", size[1],
-            name[1] ? name[1] : "a thread of an earlier block");
-    return false;
-}
-} // namespace __tsan
-#endif
 
 #if defined(CUDA_SIM_THRUST) /* simcc: this file includes <thrust/...> */
 namespace cuda_sim {

@@ -56,6 +56,8 @@ struct ProfAccess {
     uint16_t tid;   /* the thread's linear index in its block */
     uint8_t size;   /* bytes */
     uint8_t flags;  /* kStore, kShared, kAtomic */
+    uint32_t epoch; /* the __syncthreads() its thread had passed (the race checker) */
+    uint32_t wepoch; /* the warp-synchronous calls its thread had made (the race checker) */
 };
 constexpr uint8_t kStore = 1, kShared = 2, kAtomic = 4;
 
@@ -79,6 +81,8 @@ struct Prof {
     ProfCounts *cur = nullptr;
     int nkernels = 0;
     size_t dyn = 0; /* this launch's dynamic shared bytes */
+    const char *name = ""; /* the kernel running */
+    uint32_t epoch[1024] = {}, wepoch[1024] = {}; /* each thread's barriers and warp calls so far */
 };
 inline Prof P;
 
@@ -145,7 +149,8 @@ CUDA_SIM_NOTSAN inline void prof_access(uintptr_t pc, const void *p, size_t size
             }
             P.acc = bigger, P.cap = cap;
         }
-        P.acc[P.nacc++] = ProfAccess{pc, a, (uint16_t)S.cur, (uint8_t)(size > 255 ? 255 : size), flags};
+        P.acc[P.nacc++] = ProfAccess{pc, a, (uint16_t)S.cur, (uint8_t)(size > 255 ? 255 : size), flags,
+                                     P.epoch[S.cur], P.wepoch[S.cur]};
     }
     prof_busy = false;
 }
@@ -153,9 +158,258 @@ CUDA_SIM_NOTSAN inline void prof_access(uintptr_t pc, const void *p, size_t size
 /* A __syncthreads() by the running thread: counted once a warp (its first lane's). */
 CUDA_SIM_NOTSAN inline void prof_barrier()
 {
-    if (!prof_off && P.cur && S.cur >= 0 && S.cur % 32 == 0)
+    if (prof_off || !P.cur || S.cur < 0)
+        return;
+    if (S.cur % 32 == 0)
         P.cur->barriers++;
+    P.epoch[S.cur]++;
 }
+
+/* A warp-synchronous call (__syncwarp, a shuffle, a vote) by the running thread. */
+CUDA_SIM_NOTSAN inline void prof_warp_sync()
+{
+    if (!prof_off && P.cur && S.cur >= 0)
+        P.wepoch[S.cur]++;
+}
+
+#if defined(CUDA_SIM_RACECHECK)
+/* ---- the race checker (simcc --racecheck): the same accesses, checked for races ----
+ * Within a block: two accesses to the same byte of shared or global memory by two threads,
+ * at least one a write, neither an atomic, between the same two __syncthreads() of their
+ * threads, are a race, unless the two threads are lanes of one warp that a warp-synchronous
+ * call (__syncwarp, a shuffle, a vote) separated.  Found from every access of the block
+ * after it ran, so whatever order its threads ran in.  Between blocks (global memory, one
+ * launch): a word written by one block and read or written by another, a word's first
+ * access and first write kept (at most kRaceWords words a launch).  A race is reported
+ * once per pair of source lines, on stderr, with both lines and both threads; the program
+ * then exits with status 66. */
+struct RaceKey {
+    uint64_t word;  /* addr / 4, shared memory's tagged apart from global's */
+    uint32_t epoch; /* the barrier interval */
+    uint32_t i;     /* the access (an index into the block's) */
+};
+struct RaceWord { /* between blocks: one word of global memory in this launch */
+    uint64_t word;
+    uintptr_t pc1, pcw;         /* its first access's instruction, its first write's */
+    uint32_t stamp;             /* the launch that filled it (0: empty) */
+    uint32_t b1, bw;            /* their blocks (bw: ~0u, none) */
+    uint16_t t1, tw;            /* their threads */
+    uint8_t m1, mw;             /* the bytes of the word each touched */
+    uint8_t w1;                 /* the first access was a write */
+};
+constexpr size_t kRaceWords = (size_t)1 << 20;
+inline std::string prof_where(uintptr_t pc);
+struct Race {
+    std::vector<RaceKey> keys;
+    std::vector<RaceWord> words;  /* open addressing, a power of two; grows up to 2 * kRaceWords */
+    size_t nwords = 0;
+    uint32_t stamp = 0, block = 0; /* block: the running one's linear index */
+    bool words_full = false;
+    int reports = 0;
+    std::vector<std::pair<uintptr_t, uintptr_t>> seen; /* the pairs of lines reported */
+    std::vector<std::string> full_noted; /* the kernels whose words passed kRaceWords, told once */
+};
+inline Race R;
+
+CUDA_SIM_NOTSAN inline void race_launch()
+{
+    if (++R.stamp == 0) {
+        for (RaceWord &w : R.words)
+            w.stamp = 0;
+        R.stamp = 1;
+    }
+    R.nwords = 0;
+    R.words_full = false;
+}
+
+/* "(x,y,z)" of a thread's linear index in its block */
+CUDA_SIM_NOTSAN inline std::string race_thread(unsigned tid)
+{
+    unsigned bx = blockDim.x ? blockDim.x : 1, by = blockDim.y ? blockDim.y : 1;
+    char buf[64];
+    snprintf(buf, sizeof buf, "(%u,%u,%u)", tid % bx, tid / bx % by, tid / (bx * by));
+    return buf;
+}
+
+CUDA_SIM_NOTSAN inline void race_report(bool shared, uintptr_t pc1, bool w1, unsigned size1, const std::string &who1,
+                                        uintptr_t pc2, bool w2, unsigned size2, const std::string &who2,
+                                        const char *between)
+{
+    uintptr_t a = pc1 < pc2 ? pc1 : pc2, b = pc1 < pc2 ? pc2 : pc1;
+    for (auto &p : R.seen)
+        if (p.first == a && p.second == b)
+            return;
+    R.seen.push_back({a, b});
+    if (R.reports++ >= 20)
+        return;
+    std::string l1 = prof_where(pc1), l2 = prof_where(pc2);
+    char s1[32] = "", s2[32] = "";
+    if (size1)
+        snprintf(s1, sizeof s1, " of %u bytes", size1);
+    if (size2)
+        snprintf(s2, sizeof s2, " of %u bytes", size2);
+    fflush(stdout);
+    fprintf(stderr,
+            "cuda-sim: racecheck: a race on %s memory in kernel %s: %s%s by %s at %s, %s%s by %s at %s, with no %s\n",
+            shared ? "shared" : "global", P.name, w1 ? "a write" : "a read", s1, who1.c_str(), l1.c_str(),
+            w2 ? "a write" : "a read", s2, who2.c_str(), l2.c_str(), between);
+}
+
+/* the bytes of word w that access x touches, as bits 0 to 3 */
+CUDA_SIM_NOTSAN inline unsigned race_mask(const ProfAccess &x, uint64_t w)
+{
+    uintptr_t lo = x.addr, hi = x.addr + x.size; /* [lo, hi) */
+    uintptr_t w0 = (uintptr_t)(w & ((1ull << 60) - 1)) * 4;
+    unsigned m = 0;
+    for (unsigned k = 0; k < 4; k++)
+        if (w0 + k >= lo && w0 + k < hi)
+            m |= 1u << k;
+    return m;
+}
+
+/* "thread (x,y,z) of block (x,y,z)" of a thread's index and its block's linear index */
+CUDA_SIM_NOTSAN inline std::string race_who(unsigned tid, uint32_t block)
+{
+    unsigned gx = gridDim.x ? gridDim.x : 1, gy = gridDim.y ? gridDim.y : 1;
+    char buf[64];
+    snprintf(buf, sizeof buf, " of block (%u,%u,%u)", block % gx, block / gx % gy, block / (gx * gy));
+    return "thread " + race_thread(tid) + buf;
+}
+
+/* Between blocks: this block's access x to global word w. */
+CUDA_SIM_NOTSAN inline void race_between(const ProfAccess &x, uint64_t w, unsigned m)
+{
+    if (R.words_full)
+        return;
+    if (R.words.size() < 2 * R.nwords + 2) {
+        if (R.words.size() >= 2 * kRaceWords) {
+            R.words_full = true;
+            for (const std::string &k : R.full_noted)
+                if (k == P.name)
+                    return;
+            R.full_noted.push_back(P.name);
+            fprintf(stderr,
+                    "cuda-sim: note: the race checker: kernel %s touched more than %zu words of global memory: races between "
+                    "blocks are checked on the first %zu only\n",
+                    P.name, kRaceWords, kRaceWords);
+            return;
+        }
+        std::vector<RaceWord> bigger(R.words.empty() ? 1 << 16 : 2 * R.words.size(), RaceWord{});
+        size_t mask = bigger.size() - 1;
+        for (const RaceWord &o : R.words)
+            if (o.stamp == R.stamp) {
+                size_t h = (size_t)(o.word * 0x9E3779B97F4A7C15ull >> 17) & mask;
+                while (bigger[h].stamp == R.stamp)
+                    h = (h + 1) & mask;
+                bigger[h] = o;
+            }
+        R.words.swap(bigger);
+    }
+    size_t mask = R.words.size() - 1, h = (size_t)(w * 0x9E3779B97F4A7C15ull >> 17) & mask;
+    RaceWord *e = R.words.data();
+    while (e[h].stamp == R.stamp && e[h].word != w)
+        h = (h + 1) & mask;
+    RaceWord &r = e[h];
+    bool write = x.flags & kStore;
+    if (r.stamp != R.stamp) {
+        r = RaceWord{w, x.pc, write ? x.pc : 0, R.stamp, R.block, write ? R.block : ~0u, x.tid, x.tid,
+                     (uint8_t)m, (uint8_t)(write ? m : 0), (uint8_t)write};
+        R.nwords++;
+        return;
+    }
+    std::string me = race_who(x.tid, R.block);
+    const char *between = "synchronization between the two blocks";
+    if (r.bw != ~0u && r.bw != R.block && (r.mw & m))
+        race_report(false, r.pcw, true, 0, race_who(r.tw, r.bw), x.pc, write, 0, me, between);
+    else if (write && r.b1 != R.block && (r.m1 & m))
+        race_report(false, r.pc1, r.w1, 0, race_who(r.t1, r.b1), x.pc, true, 0, me, between);
+    if (write && r.bw == ~0u) {
+        r.bw = R.block;
+        r.pcw = x.pc;
+        r.tw = x.tid;
+        r.mw = (uint8_t)m;
+    }
+}
+
+/* The block's accesses (v[0..n)), after it ran. */
+CUDA_SIM_NOTSAN inline void race_block(const ProfAccess *v, size_t n)
+{
+    prof_busy = true; /* (the library code below is instrumented: not the kernel's) */
+    R.keys.clear();
+    R.block = S.cur_block.x + gridDim.x * (S.cur_block.y + gridDim.y * S.cur_block.z);
+    for (size_t i = 0; i < n; i++) {
+        if (v[i].flags & kAtomic)
+            continue;
+        uint64_t tag = v[i].flags & kShared ? 1ull << 60 : 0;
+        for (uintptr_t w = v[i].addr / 4; w <= (v[i].addr + v[i].size - 1) / 4; w++)
+            R.keys.push_back(RaceKey{w | tag, v[i].epoch, (uint32_t)i});
+    }
+    std::sort(R.keys.begin(), R.keys.end(), [](const RaceKey &a, const RaceKey &b) {
+        return a.word != b.word ? a.word < b.word : a.epoch != b.epoch ? a.epoch < b.epoch : a.i < b.i;
+    });
+    char blk[64];
+    snprintf(blk, sizeof blk, " of block (%u,%u,%u)", S.cur_block.x, S.cur_block.y, S.cur_block.z);
+    const RaceKey *k = R.keys.data();
+    size_t nk = R.keys.size();
+    for (size_t s = 0, e; s < nk; s = e) {
+        e = s + 1;
+        while (e < nk && k[e].word == k[s].word && k[e].epoch == k[s].epoch)
+            e++;
+        /* within the interval: each of the first few writers against every other access */
+        int writers = 0;
+        unsigned done[4];
+        for (size_t a = s; a < e && writers < 4; a++) {
+            const ProfAccess &x = v[k[a].i];
+            if (!(x.flags & kStore))
+                continue;
+            bool again = false;
+            for (int q = 0; q < writers; q++)
+                again |= done[q] == x.tid;
+            if (again)
+                continue;
+            done[writers++] = x.tid;
+            unsigned mx = race_mask(x, k[a].word);
+            for (size_t b = s; b < e; b++) {
+                const ProfAccess &y = v[k[b].i];
+                if (y.tid == x.tid || !(race_mask(y, k[b].word) & mx))
+                    continue;
+                if (y.tid / 32 == x.tid / 32 && y.wepoch != x.wepoch)
+                    continue; /* lanes of one warp, a warp-synchronous call between them */
+                race_report(x.flags & kShared, x.pc, true, x.size, "thread " + race_thread(x.tid) + blk, y.pc,
+                            y.flags & kStore, y.size, "thread " + race_thread(y.tid),
+                            y.tid / 32 == x.tid / 32 ? "__syncwarp() or __syncthreads() between them"
+                                                     : "__syncthreads() between them");
+                break;
+            }
+        }
+        /* between blocks: global memory's words, once each per block */
+        if (!(k[s].word >> 60)) {
+            unsigned m = 0;
+            const ProfAccess *first = &v[k[s].i], *wr = nullptr;
+            for (size_t a = s; a < e; a++) {
+                const ProfAccess &x = v[k[a].i];
+                m |= race_mask(x, k[a].word);
+                if ((x.flags & kStore) && !wr)
+                    wr = &x;
+            }
+            race_between(wr ? *wr : *first, k[s].word, m);
+        }
+    }
+    prof_busy = false;
+}
+
+CUDA_SIM_NOTSAN inline void race_at_exit()
+{
+    if (R.reports == 0)
+        return;
+    if (R.reports > 20)
+        fprintf(stderr, "cuda-sim: racecheck: %d more races not shown\n", R.reports - 20);
+    fflush(stdout);
+    fflush(stderr);
+    _exit(66);
+}
+inline int race_exit_registered = (atexit(race_at_exit), 0);
+#endif
 
 CUDA_SIM_NOTSAN inline void prof_launch(const char *name, size_t dyn)
 {
@@ -168,6 +422,10 @@ CUDA_SIM_NOTSAN inline void prof_launch(const char *name, size_t dyn)
     P.cur = &it->second;
     P.cur->launches++;
     P.dyn = dyn;
+    P.name = it->first.c_str();
+#if defined(CUDA_SIM_RACECHECK)
+    race_launch();
+#endif
 }
 
 /* The block's accesses, grouped into requests and counted (see the rules above).  Linear in
@@ -268,10 +526,18 @@ CUDA_SIM_NOTSAN inline size_t prof_hash(uint64_t key, uint32_t warp, size_t mask
 /* (raw pointers into the vectors: their instrumented operators are not inlined here) */
 CUDA_SIM_NOTSAN inline void prof_block_done()
 {
+    if (P.cur) {
+        size_t nt = (size_t)blockDim.x * blockDim.y * blockDim.z;
+        memset(P.epoch, 0, (nt < 1024 ? nt : 1024) * sizeof P.epoch[0]);
+        memset(P.wepoch, 0, (nt < 1024 ? nt : 1024) * sizeof P.wepoch[0]);
+    }
     if (!P.cur || P.nacc == 0) {
         P.nacc = 0;
         return;
     }
+#if defined(CUDA_SIM_RACECHECK)
+    race_block(P.acc, P.nacc);
+#endif
     ProfCounts &c = *P.cur;
     const ProfAccess *v = P.acc;
     size_t n = P.nacc;
@@ -412,6 +678,10 @@ inline void prof_write()
     if (prof_off || P.kernels.empty())
         return;
     const char *path = getenv("CUDA_SIM_PROFILE_OUT");
+#if defined(CUDA_SIM_RACECHECK)
+    if (!path)
+        return; /* the race checker: no profile lines unless asked for */
+#endif
     std::string file = path ? path : "";
     size_t at = file.find("%p"); /* a process's own file: %p is its process id (MPI ranks) */
     if (at != std::string::npos)

@@ -303,9 +303,9 @@ static char *simulator_error(const run_result *run)
     return line;
 }
 
-/* The race checker's first report (simcc --racecheck): its summary, cut before the words
- * "with no __syncthreads()", and the source lines of the two accesses (the first frame of
- * each of TSan's two stacks, "#0 FUNCTION FILE:LINE (...)"), or NULL. */
+/* The race checker's first report (simcc --racecheck, cuda_sim_profile.h): its line, which
+ * names both accesses with their threads and source lines, from "a race" on and cut before
+ * the words ", with no", or NULL. */
 static char *race_report(const run_result *run)
 {
     const char *at = run->err ? strstr(run->err, "cuda-sim: racecheck: ") : NULL;
@@ -313,32 +313,10 @@ static char *race_report(const run_result *run)
         return NULL;
     at += strlen("cuda-sim: racecheck: ");
     size_t n = strcspn(at, "\n");
-    const char *cut = strstr(at, ", with no __syncthreads()");
+    const char *cut = strstr(at, ", with no ");
     if (cut && (size_t)(cut - at) < n)
         n = (size_t)(cut - at);
-    strbuf out = { 0 };
-    sb_printf(&out, "%.*s", (int)(n < 300 ? n : 300), at);
-    const char *p = at + strcspn(at, "\n");
-    for (int k = 0; k < 2; k++) {
-        const char *frame = strstr(p, "    #0 ");
-        if (!frame)
-            break;
-        const char *end = frame + strcspn(frame, "\n"), *paren = end;
-        while (paren > frame && *paren != '(')
-            paren--;
-        const char *space = paren > frame ? paren - 1 : frame;
-        const char *start = space;
-        while (start > frame && start[-1] != ' ')
-            start--;
-        const char *slash = start;
-        for (const char *q = start; q < space; q++)
-            if (*q == '/')
-                slash = q + 1;
-        if (space > slash)
-            sb_printf(&out, "%s%.*s", k == 0 ? "; lines " : " and ", (int)(space - slash), slash);
-        p = end;
-    }
-    return out.data;
+    return xasprintf("%.*s", (int)(n < 400 ? n : 400), at);
 }
 
 grade_status judge_run(const run_result *task_run, double timeout, const result_set *expected, int via_launcher,
@@ -997,7 +975,7 @@ static void settle_status(task_report *tr, grade_status worst)
 
 /* A simulated CUDA task of one process, after its runs.  Asked for (make grade RACECHECK=1), its
  * program is built again with the race checker and run once, on the first failing configuration
- * (the first one when all passed), with a longer limit (the race checker slows a kernel some 50
+ * (the first one when all passed), with a longer limit (the race checker slows a kernel some 4
  * times).  A race it finds is added to the task's message, and fails a task that passed.  Not
  * asked, a task that failed is told that the race checker can look: the grader never names a
  * bug hunt's race unasked. */

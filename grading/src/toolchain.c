@@ -424,9 +424,7 @@ void build_command(const toolchain *tc, const task_meta *task, const char *sourc
     sl_push(argv, "-o");
     sl_push(argv, exe);
     sl_push(argv, source);
-    /* (not with the simulator's race checker: libgomp is not built for ThreadSanitizer, and
-     * with it the programs' CPU baselines crashed now and then; they run on one core then) */
-    if ((kind->flags & KIND_OPENMP) && !(mode == MODE_SIM && tc->racecheck)) {
+    if (kind->flags & KIND_OPENMP) {
         /* nvcc hands it to the host compiler, which compiles and links the host code;
          * simcc takes -fopenmp itself */
         if (mode == MODE_NATIVE && (kind->flags & KIND_CUDA))

@@ -32,8 +32,8 @@ for sol in solutions/[0-9][0-9]_*/task*.cu; do
     # asked, a single-process task's failure also names the race (the grader runs it under
     # the race checker, simcc --racecheck)
     if [ "$status" = FAIL ] && [[ "$id" == 04_* ]]; then
-        if grep -q 'the race checker (make grade RACECHECK=1) found a race on shared' "$out/report.json" &&
-            grep -qE 'lines task[0-9]+\.cu:[0-9]+ and task[0-9]+\.cu:[0-9]+' "$out/report.json"; then
+        if grep -q 'the race checker (make grade RACECHECK=1) found a race on shared memory' "$out/report.json" &&
+            grep -qE 'by thread \([0-9]+,[0-9]+,[0-9]+\) of block \([0-9]+,[0-9]+,[0-9]+\) at task[0-9]+\.cu:[0-9]+, a (read|write) of [0-9]+ bytes by thread \([0-9]+,[0-9]+,[0-9]+\) at task[0-9]+\.cu:[0-9]+' "$out/report.json"; then
             t_pass "$id without its barriers: the race checker names the race and its lines"
         else
             t_fail "$id without its barriers: the report does not name the race (the race checker found none)"
