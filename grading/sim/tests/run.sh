@@ -14,7 +14,8 @@ T_NAME=simulator-tests
 . "$root/grading/tests/lib-test.sh"
 t_tmpdir simtests; out=$T_TMP
 
-build() { # name -> $out/name
+build() { # name -> $out/name (already there when the builds up front made it)
+    [ -e "$out/$1.ok" ] && return 0
     local libs=(); [ "$1" = cublas ] && libs=(-lcublas)
     if ! "$simcc" -O2 -I"$root/grading/include" -o "$out/$1" "$1.cu" ${libs[@]+"${libs[@]}"} >"$out/$1.build" 2>&1; then
         t_fail "$1: does not build with simcc:"; sed 's/^/        /' "$out/$1.build" | head -20; return 1
@@ -38,6 +39,44 @@ expect() {
         t_pass "$name"
     fi
 }
+
+# The builds first, two at a time (the machine's cores, at most 4): every program the
+# checks below build plainly (build), those they build with --racecheck, and every .cu
+# through the real nvcc.  A build that fails here is built again where its check is, and
+# reported there.
+nvcc=${NVCC:-nvcc}
+command -v "$nvcc" >/dev/null 2>&1 || { [ -x /usr/local/cuda/bin/nvcc ] && nvcc=/usr/local/cuda/bin/nvcc; }
+race_names="vecadd matmul dynshared atomics shuffle templates bitcast streams async reduce coop"
+prebuild_one() { # KIND NAME
+    case $1 in
+        plain)
+            local libs=(); [ "$2" = cublas ] && libs=(-lcublas)
+            "$simcc" -O2 -I"$root/grading/include" -o "$out/$2" "$2.cu" ${libs[@]+"${libs[@]}"} >"$out/$2.build" 2>&1 &&
+                : >"$out/$2.ok" ;;
+        race)
+            "$simcc" --racecheck -O2 -I"$root/grading/include" -o "$out/$2-race" "$2.cu" >"$out/$2-race.build" 2>&1 &&
+                : >"$out/$2-race.ok" ;;
+        nvcc)
+            local ccbin=(); [ "$2" = mpi_aware.cu ] && ccbin=(-ccbin "${MPICXX:-mpicxx}")
+            "$nvcc" ${ccbin[@]+"${ccbin[@]}"} -arch=sm_75 -Wno-deprecated-gpu-targets -I"$root/grading/include" \
+                -c -o /dev/null "$2" >"$out/nvcc-$2.log" 2>&1
+            echo $? >"$out/nvcc-$2.rc" ;;
+    esac
+    return 0
+}
+export -f prebuild_one
+export simcc root out nvcc
+{
+    sed -nE 's/^[[:space:]]*(expect|if build) ([a-z_0-9]+) .*/plain \2/p' "$root/grading/sim/tests/run.sh" | sort -u
+    for n in $race_names; do echo "race $n"; done
+    if command -v "$nvcc" >/dev/null 2>&1; then
+        for f in *.cu; do
+            case $f in lineerr.cu|nccl.cu) ;; *) echo "nvcc $f" ;; esac
+        done
+    fi
+} > "$out/prebuild.jobs"
+cores=$(nproc 2>/dev/null || echo 2); [ "$cores" -gt 4 ] && cores=4; [ "$cores" -lt 1 ] && cores=1
+xargs -P "$cores" -L 1 bash -c 'prebuild_one "$0" "$1"' < "$out/prebuild.jobs"
 
 t_say "the test programs, built with grading/sim/simcc:"
 expect vecadd 0 "wrong 0 sum 20001100015"
@@ -242,8 +281,9 @@ if "$simcc" --racecheck -O2 -o "$out/racy" racy.cu >"$out/racy.build" 2>&1; then
             fi
         done
     done
-    for name in vecadd matmul dynshared atomics shuffle templates bitcast streams async reduce coop; do
-        if ! "$simcc" --racecheck -O2 -I"$root/grading/include" -o "$out/$name-race" "$name.cu" >"$out/$name-race.build" 2>&1; then
+    for name in $race_names; do
+        [ -e "$out/$name-race.ok" ] || prebuild_one race "$name"
+        if [ ! -e "$out/$name-race.ok" ]; then
             t_fail "racecheck: $name.cu does not build with --racecheck"; head -5 "$out/$name-race.build" | sed 's/^/        /'
         elif "$out/$name-race" >"$out/$name-race.out" 2>&1 && ! grep -q 'racecheck:' "$out/$name-race.out"; then
             t_pass "racecheck: $name, no race reported"
@@ -434,18 +474,17 @@ else
     t_fail "simcc --profile does not build profile.cu:"; head -10 "$out/profile.build" | sed 's/^/        /'
 fi
 
-# The same sources compile with the real nvcc (no GPU needed).
-nvcc=${NVCC:-nvcc}
-command -v "$nvcc" >/dev/null 2>&1 || { [ -x /usr/local/cuda/bin/nvcc ] && nvcc=/usr/local/cuda/bin/nvcc; }
+# The same sources compile with the real nvcc (no GPU needed; compiled with the builds up
+# front).
 if command -v "$nvcc" >/dev/null 2>&1; then
     for f in *.cu; do
         [ "$f" = lineerr.cu ] && continue
         [ "$f" = nccl.cu ] && continue # needs MPI's and NCCL's headers: the rooms' NCCL tasks cover it
-        ccbin=(); [ "$f" = mpi_aware.cu ] && ccbin=(-ccbin "${MPICXX:-mpicxx}")
-        if "$nvcc" ${ccbin[@]+"${ccbin[@]}"} -arch=sm_75 -Wno-deprecated-gpu-targets -I"$root/grading/include" -c -o /dev/null "$f" >"$out/nvcc.log" 2>&1; then
+        [ -e "$out/nvcc-$f.rc" ] || prebuild_one nvcc "$f"
+        if [ "$(cat "$out/nvcc-$f.rc")" = 0 ]; then
             t_pass "nvcc compiles $f"
         else
-            t_fail "nvcc does not compile $f:"; head -10 "$out/nvcc.log" | sed 's/^/        /'
+            t_fail "nvcc does not compile $f:"; head -10 "$out/nvcc-$f.log" | sed 's/^/        /'
         fi
     done
     # CUB and cuBLAS too: the parts of gpubench.cu the simulator leaves out
