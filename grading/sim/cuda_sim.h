@@ -42,8 +42,10 @@
  * A launch calls its kernel as a function call would (simpp puts it in a lambda), so
  * kernel templates (deduced or explicit arguments, non-type parameters), overloaded
  * kernels and default arguments work.  Offered besides the runtime API: atomics, warp
- * shuffles and votes, the bit-casts (__float_as_int, __double_as_longlong ...) and the
- * fast-math intrinsics (__expf, __sincosf ... computed precisely); NCCL, on MPI, in
+ * shuffles and votes, the bit-casts (__float_as_int, __double_as_longlong ...), the
+ * fast-math intrinsics (__expf, __sincosf ... computed precisely), the integer ones
+ * (__umul24, __umulhi, umin, __brev, __byte_perm, the funnel shifts ...) and the
+ * rounding-mode ones (__fadd_rd, __fsqrt_ru, __frcp_rz, __fmaf_rn ...); NCCL, on MPI, in
  * nccl.h, cuBLAS's v2 API in part, in cublas_v2.h, cooperative groups for the block and
  * its tiles, in cooperative_groups.h, cuRAND's device API (another generator), in
  * curand_kernel.h, and __half / __nv_bfloat16 in cuda_fp16.h and cuda_bf16.h, beside this
@@ -1516,7 +1518,78 @@ static inline int __popc(unsigned x) { return __builtin_popcount(x); }
 static inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
 static inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz((unsigned)x); }
 static inline int __ffs(int x) { return __builtin_ffs(x); }
-static inline int __mul24(int a, int b) { return a * b; }
+/* 24-bit products: the low 24 bits of each operand (signed: sign-extended), the low 32 bits
+ * of the product */
+static inline int __mul24(int a, int b)
+{
+    long long x = (long long)(int)((unsigned)a << 8) >> 8, y = (long long)(int)((unsigned)b << 8) >> 8;
+    return (int)(unsigned)(x * y);
+}
+static inline unsigned int __umul24(unsigned int a, unsigned int b) { return (a & 0xffffffu) * (b & 0xffffffu); }
+/* the high halves of full products */
+static inline int __mulhi(int a, int b) { return (int)(((long long)a * b) >> 32); }
+static inline unsigned int __umulhi(unsigned int a, unsigned int b) { return (unsigned)(((unsigned long long)a * b) >> 32); }
+static inline long long __mul64hi(long long a, long long b) { return (long long)(((__int128)a * b) >> 64); }
+static inline unsigned long long __umul64hi(unsigned long long a, unsigned long long b)
+{
+    return (unsigned long long)(((unsigned __int128)a * b) >> 64);
+}
+/* min and max by name and type */
+static inline unsigned int umin(unsigned int a, unsigned int b) { return a < b ? a : b; }
+static inline unsigned int umax(unsigned int a, unsigned int b) { return a > b ? a : b; }
+static inline long long llmin(long long a, long long b) { return a < b ? a : b; }
+static inline long long llmax(long long a, long long b) { return a > b ? a : b; }
+static inline unsigned long long ullmin(unsigned long long a, unsigned long long b) { return a < b ? a : b; }
+static inline unsigned long long ullmax(unsigned long long a, unsigned long long b) { return a > b ? a : b; }
+/* averages without overflow, sums of absolute differences, bit reversal and friends */
+static inline int __hadd(int a, int b) { return (int)(((long long)a + b) >> 1); }
+static inline int __rhadd(int a, int b) { return (int)(((long long)a + b + 1) >> 1); }
+static inline unsigned int __uhadd(unsigned int a, unsigned int b) { return (unsigned)(((unsigned long long)a + b) >> 1); }
+static inline unsigned int __urhadd(unsigned int a, unsigned int b) { return (unsigned)(((unsigned long long)a + b + 1) >> 1); }
+static inline unsigned int __sad(int a, int b, unsigned int c) { return c + (unsigned)(a > b ? (long long)a - b : (long long)b - a); }
+static inline unsigned int __usad(unsigned int a, unsigned int b, unsigned int c) { return c + (a > b ? a - b : b - a); }
+static inline unsigned int __brev(unsigned int x)
+{
+    unsigned int r = 0;
+    for (int i = 0; i < 32; i++)
+        r |= ((x >> i) & 1u) << (31 - i);
+    return r;
+}
+static inline unsigned long long __brevll(unsigned long long x)
+{
+    return (unsigned long long)__brev((unsigned)x) << 32 | __brev((unsigned)(x >> 32));
+}
+static inline int __clzll(long long x) { return x == 0 ? 64 : __builtin_clzll((unsigned long long)x); }
+static inline int __ffsll(long long x) { return __builtin_ffsll(x); }
+/* bytes of (y:x) picked by the low 3 bits of each nibble of s */
+static inline unsigned int __byte_perm(unsigned int x, unsigned int y, unsigned int s)
+{
+    unsigned long long v = (unsigned long long)y << 32 | x;
+    unsigned int r = 0;
+    for (int i = 0; i < 4; i++)
+        r |= (unsigned)((v >> (8 * ((s >> (4 * i)) & 7))) & 0xff) << (8 * i);
+    return r;
+}
+static inline unsigned int __funnelshift_l(unsigned int lo, unsigned int hi, unsigned int shift)
+{
+    unsigned long long v = (unsigned long long)hi << 32 | lo;
+    return (unsigned)((v << (shift & 31)) >> 32);
+}
+static inline unsigned int __funnelshift_lc(unsigned int lo, unsigned int hi, unsigned int shift)
+{
+    unsigned long long v = (unsigned long long)hi << 32 | lo;
+    return (unsigned)((v << (shift > 32 ? 32 : shift)) >> 32);
+}
+static inline unsigned int __funnelshift_r(unsigned int lo, unsigned int hi, unsigned int shift)
+{
+    unsigned long long v = (unsigned long long)hi << 32 | lo;
+    return (unsigned)(v >> (shift & 31));
+}
+static inline unsigned int __funnelshift_rc(unsigned int lo, unsigned int hi, unsigned int shift)
+{
+    unsigned long long v = (unsigned long long)hi << 32 | lo;
+    return (unsigned)(v >> (shift > 32 ? 32 : shift));
+}
 static inline int min(int a, int b) { return a < b ? a : b; }
 static inline int max(int a, int b) { return a > b ? a : b; }
 static inline unsigned int min(unsigned int a, unsigned int b) { return a < b ? a : b; }
@@ -2399,6 +2472,25 @@ CUDA_SIM_ROUNDED(rz, 'z')
 CUDA_SIM_ROUNDED(ru, 'u')
 CUDA_SIM_ROUNDED(rd, 'd')
 #undef CUDA_SIM_ROUNDED
+/* square roots, reciprocals and fused multiply-adds in each rounding mode (rn: to nearest) */
+#define CUDA_SIM_ROUNDED1(suffix, mode)                                                                                \
+    static inline float __fsqrt_##suffix(float a) { return cuda_sim_rounded(mode, a, a, [](float x, float) { return sqrtf(x); }); } \
+    static inline float __frcp_##suffix(float a) { return cuda_sim_rounded(mode, a, a, [](float x, float) { return 1.0f / x; }); } \
+    static inline double __dsqrt_##suffix(double a) { return cuda_sim_rounded(mode, a, a, [](double x, double) { return sqrt(x); }); } \
+    static inline double __drcp_##suffix(double a) { return cuda_sim_rounded(mode, a, a, [](double x, double) { return 1.0 / x; }); } \
+    static inline float __fmaf_##suffix(float a, float b, float c)                                                   \
+    {                                                                                                                  \
+        return cuda_sim_rounded(mode, a, b, [c](float x, float y) { return fmaf(x, y, c); });                        \
+    }                                                                                                                  \
+    static inline double __fma_##suffix(double a, double b, double c)                                                \
+    {                                                                                                                  \
+        return cuda_sim_rounded(mode, a, b, [c](double x, double y) { return fma(x, y, c); });                       \
+    }
+CUDA_SIM_ROUNDED1(rn, 'n')
+CUDA_SIM_ROUNDED1(rz, 'z')
+CUDA_SIM_ROUNDED1(ru, 'u')
+CUDA_SIM_ROUNDED1(rd, 'd')
+#undef CUDA_SIM_ROUNDED1
 static inline float __fmul_rz(float a, float b) { return cuda_sim_rounded('z', a, b, [](float x, float y) { return x * y; }); }
 static inline float __fmul_ru(float a, float b) { return cuda_sim_rounded('u', a, b, [](float x, float y) { return x * y; }); }
 static inline float __fmul_rd(float a, float b) { return cuda_sim_rounded('d', a, b, [](float x, float y) { return x * y; }); }

@@ -125,6 +125,8 @@ if [ -x "$out/devassert" ]; then
         t_fail "host assert: status $rc:"; head -3 "$out/devassert.host" | sed 's/^/        /'
     fi
 fi
+expect intrinsics 0 "3 -35 -16777216 6 4261412865 4294967294 -1 2 -1 35 -28 1099511627776 2147483647 2 2147483648 17 8 2147483648 8 6333 1122867 2003195204 31 268435456 4026531840 1
+rounded 1 1 1 1 1 1"
 expect curand 0 "pi within 0.02 1, normal mean within 0.02 1, variance within 0.02 1, out of (0,1] 0"
 expect coop 0 "sum 299995 expected 299995 failed checks 0"
 expect smallapi 0 "pitch>=width 1 pitch%128 0 wrong 0
