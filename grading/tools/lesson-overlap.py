@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""lesson-overlap.py [--max PERCENT] [ROOM...] -- (maintainers) how much of each solution its
+"""lesson-overlap.py [--max PERCENT] [--show] [ROOM...] -- (maintainers) how much of each solution its
 lesson already shows: the code lines of a solution's marked blocks (//@ solution { ... //@ })
 that stand verbatim in a code block of the room's README.md, spaces ignored.  Lines too
 short to say anything (a brace, `else`, `break;`, a lone comment), a bare OpenMP pragma
-(`#pragma omp parallel for`: an API form the lesson must show) and a plain counting loop
-(`for (long i = 0; i < n; i++)`) are not counted.
+(`#pragma omp parallel for`: an API form the lesson must show), a call with no arguments
+(`__syncthreads();`: the same) and a plain counting loop (`for (long i = 0; i < n; i++)`)
+are not counted.  --show lists the lines that are.
 
 Prints one line per task, one per room and the workbook's total.  With --max, exits 1 when
 the total is above PERCENT (the target of issue 36: 2); without it, reports only.
@@ -17,7 +18,8 @@ import sys
 TRIVIAL = re.compile(r"^(\{|\}|\};|\}\)?;?|else|else\{|\}else\{|\}else|break;|continue;|return;|"
                      r"returnrc;|#endif|#else|//.*|/\*.*\*/|\*.*)$")
 # one-line API forms a lesson must show, and plain counting loops: not the task's idea
-API_FORM = re.compile(r"^(#pragmaomp[a-z]+|for\((long|int|size_t|unsigned)?[a-z]\w*=0;[a-z]\w*<[a-z]\w*;[a-z]\w*\+\+\))$")
+API_FORM = re.compile(r"^(#pragmaomp[a-z]+|for\((long|int|size_t|unsigned)?[a-z]\w*=0;[a-z]\w*<[a-z]\w*;[a-z]\w*\+\+\)|"
+                      r"[A-Za-z_]\w*\(\);)$")
 
 
 def norm(line):
@@ -59,9 +61,11 @@ def lesson_lines(path):
 def main():
     args = sys.argv[1:]
     limit = None
+    show = "--show" in args
+    args = [a for a in args if a != "--show"]
     if args[:1] == ["--max"]:
         if len(args) < 2:
-            print("usage: lesson-overlap.py [--max PERCENT] [ROOM...]", file=sys.stderr)
+            print("usage: lesson-overlap.py [--max PERCENT] [--show] [ROOM...]", file=sys.stderr)
             return 2
         try:
             limit = float(args[1])
@@ -85,6 +89,10 @@ def main():
                           key=lambda p: int(re.search(r"task(\d+)", p).group(1))):
             lines = solution_lines(sol)
             hit = sum(1 for n in lines if n in lesson)
+            if show:
+                for n in lines:
+                    if n in lesson:
+                        print(f"    {os.path.basename(sol)}: {n}")
             r_total += len(lines)
             r_shown += hit
             name = f"{room}/{os.path.basename(sol).split('.')[0]}"

@@ -76,6 +76,7 @@ export simcc root out nvcc
     fi
 } > "$out/prebuild.jobs"
 cores=$(nproc 2>/dev/null || echo 2); [ "$cores" -gt 4 ] && cores=4; [ "$cores" -lt 1 ] && cores=1
+# shellcheck disable=SC2016  # (the inner shell expands them)
 xargs -P "$cores" -L 1 bash -c 'prebuild_one "$0" "$1"' < "$out/prebuild.jobs"
 
 t_say "the test programs, built with grading/sim/simcc:"
