@@ -10,9 +10,10 @@
  *   cg::reduce(tile, value, cg::plus<T>()) (<cooperative_groups/reduce.h>)
  *
  * A tile is 1, 2, 4, 8, 16 or 32 threads of one warp: its sync and shuffles are the warp's,
- * on the tile's lanes.  Not simulated: grid-wide groups (this_grid().sync() needs every block
- * resident at once; the simulator runs blocks one after another), multi-grid groups,
- * coalesced_threads(), larger tiles, memcpy_async: a fatal error naming them.
+ * on the tile's lanes.  Not simulated: a grid-wide sync (this_grid().sync() needs every block
+ * resident at once; the simulator runs blocks one after another: the program stops with
+ * status 77 and names it); multi-grid groups, coalesced_threads(), larger tiles,
+ * memcpy_async: a fatal error naming them.
  */
 #ifndef CUDA_SIM_COOPERATIVE_GROUPS_H
 #define CUDA_SIM_COOPERATIVE_GROUPS_H
@@ -136,8 +137,8 @@ template <class T> static inline void sync(const T &g, const char *f = __builtin
 struct grid_group {
     void sync(const char *f = __builtin_FILE(), int l = __builtin_LINE()) const
     {
-        cuda_sim::fatal("%s:%d: cooperative_groups grid sync is not simulated (the simulator runs a grid's blocks one "
-                        "after another; a grid-wide barrier needs them all at once)", f, l);
+        cuda_sim::not_simulated("%s:%d: cooperative_groups grid sync (the simulator runs a grid's blocks one after "
+                                "another; a grid-wide barrier needs them all at once)", f, l);
     }
     unsigned long long size() const
     {

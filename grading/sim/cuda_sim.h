@@ -50,7 +50,9 @@
  * its tiles, in cooperative_groups.h, cuRAND's device API (another generator), in
  * curand_kernel.h, and __half / __nv_bfloat16 in cuda_fp16.h and cuda_bf16.h, beside this
  * file.  Not simulated: the other CUDA libraries, the rest of cooperative groups and FP8,
- * for which simcc stops with status 77; dynamic parallelism (a fatal error at run time).
+ * for which simcc stops with status 77; a cooperative launch's grid-wide sync (status 77
+ * when the kernel reaches it; the launch itself runs); dynamic parallelism (a fatal error at
+ * run time).
  */
 #ifndef CUDA_SIM_H
 #define CUDA_SIM_H
@@ -543,6 +545,22 @@ inline void fatal(const char *fmt, ...)
     fprintf(stderr, "\n");
     va_end(ap);
     exit(kExitError);
+}
+
+/* What the simulator cannot do, asked for at run time: says so, exits with status 77 (as simcc
+ * does at build time). */
+[[noreturn]] inline void not_simulated(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+inline void not_simulated(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fflush(stdout);
+    fprintf(stderr, "cuda-sim: not simulated: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+    va_end(ap);
+    fflush(stderr);
+    _exit(77); /* (not exit: the work left queued is not the program's to be warned about) */
 }
 
 inline uint64_t splitmix(uint64_t &s)
@@ -2045,7 +2063,7 @@ static inline cudaError_t cudaDeviceGetAttribute(int *v, cudaDeviceAttr attr, in
     case cudaDevAttrUnifiedAddressing: *v = 1; break;
     case cudaDevAttrManagedMemory: *v = 1; break;
     case cudaDevAttrConcurrentManagedAccess: *v = 0; break;
-    case cudaDevAttrCooperativeLaunch: *v = 0; break;
+    case cudaDevAttrCooperativeLaunch: *v = 1; break; /* (as cudaDeviceProp says; a grid sync stops the program) */
     default: return cuda_sim::fail(cudaErrorInvalidValue);
     }
     return cudaSuccess;
@@ -2383,6 +2401,15 @@ static inline cudaError_t cudaLaunchKernel(void (*f)(P...), dim3 grid, dim3 bloc
     cudaError_t e = cuda_sim::S.last_error;
     cuda_sim::S.last_error = cudaSuccess;
     return e;
+}
+/* A cooperative launch: run as any launch is.  A grid-wide sync inside the kernel is not
+ * simulated (cooperative_groups.h: the program stops with status 77 and says so). */
+template <class... P>
+static inline cudaError_t cudaLaunchCooperativeKernel(void (*f)(P...), dim3 grid, dim3 block, void **args,
+                                                      size_t shmem = 0, cudaStream_t stream = 0,
+                                                      const char *file = __builtin_FILE(), int line = __builtin_LINE())
+{
+    return cudaLaunchKernel(f, grid, block, args, shmem, stream, file, line);
 }
 /* Managed memory hints: nothing to move in one address space.  A prefetch is queued on its
  * stream (the managed memory stays closed to the host until it has run). */

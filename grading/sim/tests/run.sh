@@ -128,6 +128,15 @@ if [ -x "$out/devassert" ]; then
 fi
 expect intrinsics 0 "3 -35 -16777216 6 4261412865 4294967294 -1 2 -1 35 -28 1099511627776 2147483647 2 2147483648 17 8 2147483648 8 6333 1122867 2003195204 31 268435456 4026531840 1
 rounded 1 1 1 1 1 1"
+expect cooplaunch 0 "cooperative launch 1: x[999] 2997"
+if [ -x "$out/cooplaunch" ]; then
+    "$out/cooplaunch" sync >"$out/cooplaunch.sync" 2>&1; rc=$?
+    if [ $rc -eq 77 ] && [ "$(cat "$out/cooplaunch.sync")" = "cuda-sim: not simulated: cooplaunch.cu:15: cooperative_groups grid sync (the simulator runs a grid's blocks one after another; a grid-wide barrier needs them all at once)" ]; then
+        t_pass "a grid-wide sync: status 77, named, nothing else said"
+    else
+        t_fail "a grid-wide sync: status $rc:"; head -3 "$out/cooplaunch.sync" | sed 's/^/        /'
+    fi
+fi
 expect curand 0 "pi within 0.02 1, normal mean within 0.02 1, variance within 0.02 1, out of (0,1] 0"
 expect coop 0 "sum 299995 expected 299995 failed checks 0"
 expect smallapi 0 "pitch>=width 1 pitch%128 0 wrong 0
