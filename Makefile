@@ -146,7 +146,7 @@ check-cheats: $(GRADE) $(PRGEN)
 check-dictation: $(GRADE)
 	$(Q)bash grading/tests/check-dictation.sh
 	@mkdir -p build
-	$(Q)python3 grading/tools/lesson-overlap.py --max 3.5 > build/lesson-overlap.txt || { cat build/lesson-overlap.txt; exit 1; }
+	$(Q)python3 grading/tools/lesson-overlap.py --max 2.0 > build/lesson-overlap.txt || { cat build/lesson-overlap.txt; exit 1; }
 	@tail -n 1 build/lesson-overlap.txt
 
 ## lesson-overlap: (maintainers) how many of each solution's lines stand verbatim in its lesson's code blocks

@@ -51,10 +51,11 @@ typedef struct {
 static long my_shard(const long *batch_idx, long batch, int rank, int size, long *shard)
 {
     // TODO 1: The distributed sampler, with no message: fill the shard with
-    //         this rank's samples of the minibatch, as the README's strided
-    //         scheme assigns them, and return how many there are.  Over all
-    //         ranks, every sample of the minibatch must land in exactly one
-    //         shard; with more ranks than samples some shards stay empty.
+    //         this rank's samples of the minibatch, by a rule you choose, and
+    //         return how many there are.  Over all ranks, every sample of the
+    //         minibatch must land in exactly one shard, and the shards' sizes
+    //         differ by at most one; with more ranks than samples some shards
+    //         stay empty.  README: "The distributed sampler".
     (void)batch_idx, (void)batch, (void)rank, (void)size, (void)shard;
     long count = 0; /* TODO 1: this rank's shard */
     return count;

@@ -7,6 +7,7 @@
  *
  *   staged:      GPU -> pinned host buffer -> MPI_Allreduce on the host ->
  *                back to the GPU.  Two extra copies of the vector, but any MPI.
+ *                The pinned buffer is smaller than the vector (chunk doubles).
  *   CUDA-aware:  MPI_Allreduce handed the device pointer.  MPI moves the data
  *                (and may still stage internally, in pipelined chunks).  With
  *                a CUDA-aware MPI; elsewhere with pr.h's staging layer on a
@@ -24,7 +25,7 @@
  * 2^53, which doubles add exactly in any order: every way must give the same
  * bits.
  *
- *   TODO 1: the staged allreduce.
+ *   TODO 1: the staged allreduce, through a pinned buffer of `chunk` doubles.
  *
  * Read first: README.md, "Host staging: the portable way", "Task 3: an allreduce of GPU buffers, three ways".
  *
@@ -62,40 +63,54 @@ __global__ void fill(double *x, long m, int rank)
 }
 
 /* Staged: out (m doubles on the GPU) becomes the sum over all ranks of in (m
- * doubles on the GPU), through the pinned host buffer host (room for m doubles). */
-static void allreduce_staged(const double *in, double *out, double *host, long m)
+ * doubles on the GPU), through the pinned host buffer pinned, which has room
+ * for only `chunk` doubles: fewer than m, or more. */
+static void allreduce_staged(const double *in, double *out, long m, double *pinned, long chunk)
 {
     //@ TODO 1: When this function returns, the result vector on the GPU must
     //@         hold, on every rank, the element-wise sum over all ranks of
-    //@         their input vectors; the input is left as it was.  Stage it
-    //@         through the pinned host buffer: MPI only ever sees host memory,
-    //@         and one collective call does all the sums (it can work in place,
-    //@         so no second host buffer is needed).
+    //@         their input vectors; the input is left as it was.  MPI only
+    //@         ever sees host memory, and the only host memory you may use is
+    //@         the pinned buffer, whatever m and chunk are.  Every rank has the
+    //@         same m and chunk.
     //@         README: "Host staging: the portable way".
-    //@ placeholder: (void)in, (void)out, (void)host, (void)m; /* TODO 1: the sum over all ranks into the result vector, staged */
+    //@ placeholder: (void)in, (void)out, (void)m, (void)pinned, (void)chunk; /* TODO 1 */
     //@ solution {
-    size_t bytes = (size_t)m * sizeof(double);
-    CHECK(cudaMemcpy(host, in, bytes, cudaMemcpyDeviceToHost));
-    MPI_Allreduce(MPI_IN_PLACE, host, (int)m, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-    CHECK(cudaMemcpy(out, host, bytes, cudaMemcpyHostToDevice));
+    for (long first = 0; first < m; first += chunk) {
+        long k = m - first < chunk ? m - first : chunk; /* the last piece may be short */
+        size_t bytes = (size_t)k * sizeof(double);
+        CHECK(cudaMemcpy(pinned, in + first, bytes, cudaMemcpyDeviceToHost));
+        MPI_Allreduce(MPI_IN_PLACE, pinned, (int)k, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        CHECK(cudaMemcpy(out + first, pinned, bytes, cudaMemcpyHostToDevice));
+    }
     //@ }
 }
 
 /* ---- no need to change below ---- */
 
-/* CUDA-aware: MPI reads and writes the device buffers itself. */
-static void allreduce_cuda_aware(const double *in, double *out, double *host, long m)
+typedef struct {
+    double *dev, *dev_sum, *host; /* m doubles on the GPU, twice; m pinned doubles on the host */
+    double *pinned;               /* chunk pinned doubles: the staged way's buffer */
+    long m, chunk;
+    int rank, size;
+} vectors;
+
+static void way_staged(const vectors *v)
 {
-    (void)host;
-    MPI_Allreduce(in, out, (int)m, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    allreduce_staged(v->dev, v->dev_sum, v->m, v->pinned, v->chunk);
+}
+
+/* CUDA-aware: MPI reads and writes the device buffers itself. */
+static void way_cuda_aware(const vectors *v)
+{
+    MPI_Allreduce(v->dev, v->dev_sum, (int)v->m, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
 }
 
 /* For comparison, the host-only allreduce of the same size, no GPU involved:
  * what MPI alone costs, the floor under the staged and CUDA-aware ways. */
-static void allreduce_host_only(const double *in, double *out, double *host, long m)
+static void way_host_only(const vectors *v)
 {
-    (void)in, (void)out;
-    MPI_Allreduce(MPI_IN_PLACE, host, (int)m, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, v->host, (int)v->m, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
 }
 
 #ifdef HAVE_NCCL
@@ -116,10 +131,10 @@ static void nccl_start(void)
     CHECK(cudaStreamCreate(&nccl_stream));
 }
 
-static void allreduce_nccl(const double *in, double *out, double *host, long m)
+static void way_nccl(const vectors *v)
 {
-    (void)host;
-    NCCL_CHECK(ncclAllReduce(in, out, (size_t)m, ncclDouble, ncclSum, nccl_comm, nccl_stream));
+    NCCL_CHECK(ncclAllReduce(v->dev, v->dev_sum, (size_t)v->m, ncclDouble, ncclSum, nccl_comm,
+                             nccl_stream));
     CHECK(cudaStreamSynchronize(nccl_stream)); /* the time counts until the sum is there */
 }
 
@@ -130,13 +145,7 @@ static void nccl_stop(void)
 }
 #endif
 
-typedef void (*allreduce_fn)(const double *in, double *out, double *host, long m);
-
-typedef struct {
-    double *dev, *dev_sum, *host; /* m doubles on the GPU, twice; m pinned doubles on the host */
-    long m;
-    int rank, size;
-} vectors;
+typedef void (*allreduce_fn)(const vectors *v);
 
 /* Every element of dev_sum equal to the sum over ranks?  Returns the number of
  * wrong elements on this rank, and the sum of all elements (a checksum) in *total. */
@@ -176,7 +185,7 @@ static double time_way(allreduce_fn fn, const vectors *v, int reps)
         refill(v);
         MPI_Barrier(MPI_COMM_WORLD);
         double start = MPI_Wtime();
-        fn(v->dev, v->dev_sum, v->host, v->m);
+        fn(v);
         double t = slowest(MPI_Wtime() - start);
         if (r > 0 && t < best)
             best = t;
@@ -216,11 +225,12 @@ int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     long m = (long)pr_arg_long(argc, argv, "m", 1L << 22, 1, 1L << 28);
+    long chunk = (long)pr_arg_long(argc, argv, "chunk", 1L << 20, 1, 1L << 28);
     int reps = (int)pr_arg_long(argc, argv, "reps", 3, 1, 100);
     pr_args_done(argc, argv);
 
     vectors v;
-    v.m = m;
+    v.m = m, v.chunk = chunk;
     MPI_Comm_rank(MPI_COMM_WORLD, &v.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &v.size);
     int ranks_on_node;
@@ -232,22 +242,24 @@ int main(int argc, char **argv)
                m, m * 8 / 1e6, v.size, v.size == 1 ? "" : "s", ranks_on_node,
                ranks_on_node == 1 ? "" : "s", gpus_used, gpus_used == 1 ? "" : "s", device);
         printf("  device pointers to MPI: %s (%s)\n", aware ? pr_mpi_gpu_path_name(path) : "no", why);
+        printf("  the staged way's pinned buffer: %ld doubles\n", chunk);
     }
     CHECK(cudaMalloc(&v.dev, (size_t)m * sizeof(double)));
     CHECK(cudaMalloc(&v.dev_sum, (size_t)m * sizeof(double)));
     CHECK(cudaMallocHost(&v.host, (size_t)m * sizeof(double)));
+    CHECK(cudaMallocHost(&v.pinned, (size_t)chunk * sizeof(double)));
 
-    double t_staged = time_way(allreduce_staged, &v, reps);
+    double t_staged = time_way(way_staged, &v, reps);
     double checksum = check_way("staged", &v);
     pr_result_double("checksum", checksum, 0.0);
     report("staged", t_staged, 0, &v);
 
-    double t_host = time_way(allreduce_host_only, &v, reps);
+    double t_host = time_way(way_host_only, &v, reps);
     /* (on one rank it does nothing at all: no speedup to speak of) */
     report("MPI on host memory only", t_host, v.size > 1 ? t_staged : 0, &v);
 
     if (aware) {
-        double t_aware = time_way(allreduce_cuda_aware, &v, reps);
+        double t_aware = time_way(way_cuda_aware, &v, reps);
         pr_result_double("checksum_cuda_aware", check_way("CUDA-aware", &v), 0.0);
         /* the label says which it was: the staging layer's time is not a CUDA-aware MPI's */
         char label[64];
@@ -268,7 +280,7 @@ int main(int argc, char **argv)
     MPI_Allreduce(&mine_ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (all_ok) {
         nccl_start();
-        double t_nccl = time_way(allreduce_nccl, &v, reps);
+        double t_nccl = time_way(way_nccl, &v, reps);
         pr_result_double("checksum_nccl", check_way("NCCL", &v), 0.0);
         report("NCCL", t_nccl, t_staged, &v);
         nccl_stop();
@@ -288,6 +300,7 @@ int main(int argc, char **argv)
     CHECK(cudaFree(v.dev));
     CHECK(cudaFree(v.dev_sum));
     CHECK(cudaFreeHost(v.host));
+    CHECK(cudaFreeHost(v.pinned));
     int status = pr_finish();
     MPI_Finalize();
     return status;

@@ -9,13 +9,11 @@
  * buckets and starts a non-blocking allreduce on each bucket as soon as it is
  * ready, while the backward pass goes on; before the update it waits for all.
  *
- * Here the buckets are the MLP's two layers:
+ * Here there are two buckets, one per layer of the MLP.
  *
- *     bucket 0 = the output layer [ W2 | b2 ]   ready first
- *     bucket 1 = the hidden layer [ W1 | b1 ]   ready last (and the bigger job)
- *
- *   TODO 1: when a bucket is ready, start MPI_Iallreduce on it.
- *   TODO 2: wait for every bucket's allreduce before the update.
+ *   TODO 1: which parameters each bucket holds.
+ *   TODO 2: when a bucket is ready, start its allreduce without waiting.
+ *   TODO 3: wait for every bucket's allreduce before the update.
  *
  * The program trains the model twice on every rank: the plain way (the whole
  * backward pass, then one MPI_Allreduce, as in task 3) and with your buckets.
@@ -54,17 +52,33 @@ typedef struct {
     double t_wait;            /* seconds spent waiting for the buckets' allreduces */
 } buckets_t;
 
+/* Says which piece of the flat gradient each bucket sums, once, before training. */
+static void plan_buckets(buckets_t *bk, const layout_t *L)
+{
+    //@ TODO 1: The buckets.  The backward pass calls bucket_ready(bk, 0) as
+    //@         soon as it has finished its first layer, and bucket_ready(bk, 1)
+    //@         after the second.  Give each bucket the piece of the flat
+    //@         gradient (first, count) whose numbers are all final by then.
+    //@         Between them, the buckets cover every parameter once.  mlp.h's
+    //@         layout_t says where each layer's parameters lie.
+    //@ placeholder: (void)bk, (void)L; /* TODO 1: which parameters each bucket sums */
+    //@ solution {
+    bk->bucket[0] = (bucket_t){ L->w2, L->count - L->w2 }; /* the output layer: W2 and b2 */
+    bk->bucket[1] = (bucket_t){ 0, L->w2 };                /* the hidden layer: W1 and b1 */
+    //@ }
+}
+
 /* Called by the backward pass as soon as bucket k's gradients in local[] are
  * final: starts summing them over the ranks, without waiting. */
 static void bucket_ready(buckets_t *bk, int k)
 {
     bucket_t *b = &bk->bucket[k];
-    //@ TODO 1: Start adding up this bucket's gradients over the ranks and
+    //@ TODO 2: Start adding up this bucket's gradients over the ranks and
     //@         return at once (MPI_Iallreduce): this bucket's piece only, into
     //@         the same place of the result array, and keep the request where
     //@         the wait below will find it.  Until that wait, neither buffer
     //@         may be read or written.
-    //@ placeholder: (void)b; /* TODO 1: start this bucket's allreduce */
+    //@ placeholder: (void)b; /* TODO 2: start this bucket's allreduce */
     //@ solution {
     MPI_Iallreduce(bk->local + b->first, bk->global + b->first, (int)b->count, MPI_DOUBLE, MPI_SUM,
                    MPI_COMM_WORLD, &bk->req[k]);
@@ -76,11 +90,11 @@ static void wait_for_buckets(buckets_t *bk)
 {
     double start = MPI_Wtime();
     MPI_Status status[BUCKETS];
-    //@ TODO 2: Return only when every bucket's allreduce has completed, with
+    //@ TODO 3: Return only when every bucket's allreduce has completed, with
     //@         one MPI_Waitall (a request never started is MPI_REQUEST_NULL and
     //@         completes at once).  gcc 12 wrongly warns about
     //@         MPI_STATUSES_IGNORE here: use the array above.
-    //@ placeholder: (void)status; /* TODO 2: wait for every bucket */
+    //@ placeholder: (void)status; /* TODO 3: wait for every bucket */
     //@ solution {
     MPI_Waitall(BUCKETS, bk->req, status);
     //@ }
@@ -117,15 +131,14 @@ static void shard_and_forward(const double *p, const layout_t *L, const dataset_
 }
 
 /* The backward pass over the shard, a layer at a time (mlp.h's two halves of
- * mlp_backward).  In the flat layout [ W1 | b1 | W2 | b2 ] each layer, so each
- * bucket, is one contiguous piece.  The output layer (bucket 0) first: */
+ * mlp_backward).  The output layer first: */
 static void backward_output_layer(const layout_t *L, const work_t *w, double *grad)
 {
     for (long b = 0; b < w->count; b++)
         mlp_backward_output(L, w->h + b * L->hidden, w->dout[b], grad);
 }
 
-/* Then the hidden layer (bucket 1).  MPICH moves a non-blocking collective on
+/* Then the hidden layer.  MPICH moves a non-blocking collective on
  * only while some MPI call runs in this process (no progress thread by default):
  * with buckets in flight this loop pokes it with MPI_Testall every 16 samples. */
 static void backward_hidden_layer(const double *p, const layout_t *L, const dataset_t *data,
@@ -192,8 +205,8 @@ static void train(run_t *r)
                  .h = xcalloc((size_t)r->batch * (size_t)L->hidden, sizeof(double)),
                  .dout = xcalloc((size_t)r->batch, sizeof(double)) };
     buckets_t bk = { .local = xcalloc((size_t)L->count, sizeof(double)),
-                     .global = xcalloc((size_t)L->count, sizeof(double)),
-                     .bucket = { { L->w2, L->count - L->w2 }, { 0, L->w2 } } };
+                     .global = xcalloc((size_t)L->count, sizeof(double)) };
+    plan_buckets(&bk, L);
     mlp_init(r->params, L, r->seed);
     r->steps = 0;
     MPI_Barrier(MPI_COMM_WORLD);

@@ -35,16 +35,22 @@ typedef struct {
     double *local, *global, *h;
 } work_t;
 
-/* One DDP step on the minibatch idx[0..batch-1], on every rank; returns its loss. */
-static double ddp_step(double *p, const layout_t *L, const dataset_t *data, const long *idx,
-                       long batch, work_t *w)
+/* One DDP step, on every rank, on the minibatch that starts at position `start` of the
+ * epoch's shuffled order perm: `batch` samples, fewer at the end of the epoch.  Returns
+ * the sum of the minibatch's squared errors. */
+static double ddp_step(double *p, const layout_t *L, const dataset_t *data, const long *perm,
+                       long start, long batch, work_t *w)
 {
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    long m = data->n - start < batch ? data->n - start : batch; /* this minibatch's size */
     long count = 0;
-    for (long b = rank; b < batch; b += size) /* the distributed sampler */
-        w->shard[count++] = idx[b];
+    for (long b = rank; b < m; b += size) /* the distributed sampler */
+        //@ bug: w->shard[count++] = perm[b];
+        //@ solution {
+        w->shard[count++] = perm[start + b];
+        //@ }
 
     /* local[]: the shard's gradient and squared errors, summed over its samples */
     memset(w->local, 0, (size_t)(L->count + 1) * sizeof(double));
@@ -56,14 +62,9 @@ static double ddp_step(double *p, const layout_t *L, const dataset_t *data, cons
     }
     MPI_Allreduce(w->local, w->global, (int)L->count + 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
 
-    /* The mean over the minibatch, and the same update on every replica. */
-    for (long i = 0; i <= L->count; i++)
-        //@ bug: w->global[i] /= (double)size;
-        //@ solution {
-        w->global[i] /= (double)batch;
-        //@ }
+    /* The minibatch's mean gradient, and the same update on every replica. */
     for (long i = 0; i < L->count; i++)
-        p[i] -= L->lr * w->global[i];
+        p[i] -= L->lr * (w->global[i] / (double)m);
     return w->global[L->count];
 }
 
@@ -81,10 +82,8 @@ static void train_ddp(double *p, const layout_t *L, const dataset_t *data, long 
     for (int epoch = 0; epoch < epochs; epoch++) {
         shuffle(perm, n, seed, epoch);
         double sum = 0.0;
-        for (long start = 0; start < n; start += batch) {
-            long m = n - start < batch ? n - start : batch;
-            sum += ddp_step(p, L, data, perm + start, m, &w) * (double)m;
-        }
+        for (long start = 0; start < n; start += batch)
+            sum += ddp_step(p, L, data, perm, start, batch, &w);
         loss[epoch] = sum / (double)n;
     }
     free(perm), free(w.shard), free(w.local), free(w.global), free(w.h);
