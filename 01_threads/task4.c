@@ -60,7 +60,7 @@ static void run_static(const items_t *d)
     // TODO 1: Process every item exactly once with a team of threads, the
     //         iterations divided into one block per thread before the loop
     //         starts.  Name that schedule explicitly, not by default.
-    (void)d; /* TODO 1: the loop, with schedule(static) */
+    (void)d; /* TODO 1: the loop, blocks fixed in advance */
 }
 
 static void run_dynamic(const items_t *d)
@@ -68,7 +68,7 @@ static void run_dynamic(const items_t *d)
     // TODO 2: The same work, but the items go out while the loop runs: a
     //         thread that finishes takes the next item not yet taken.  Once it
     //         passes, try a few chunk sizes and compare the timings.
-    (void)d; /* TODO 2: the loop, with schedule(dynamic) */
+    (void)d; /* TODO 2: the loop, items handed out as threads free up */
 }
 
 /* ---- no need to change below ---- */

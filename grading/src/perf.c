@@ -177,6 +177,16 @@ static int looks_slow(const double *t_task, const double *t_ref, int n, double l
     return mr > 0 && mt > limit * mr && a[0] > limit * mr; /* a[] is sorted: a[0] the fastest */
 }
 
+int perf_judge(const double *t_task, const double *t_ref, int n, double limit)
+{
+    if (!looks_slow(t_task, t_ref, n, limit))
+        return PERF_OK;
+    double b[PERF_MAX_RUNS], spread;
+    memcpy(b, t_ref, (size_t)n * sizeof *b);
+    perf_median(b, n, &spread);
+    return spread > PERF_BUSY_SPREAD ? PERF_NA : PERF_SLOW;
+}
+
 /* Whether n runs of each side put the task's median below PERF_PLAUSIBLE times the
  * reference's: more likely a machine that was busy during the reference's runs than a task
  * more than twice as fast as the reference. */
@@ -283,14 +293,21 @@ void perf_measure(const grade_context *ctx, const task_meta *task, const char *r
         else {
             p->ratio = p->task_median / p->ref_median;
             p->noisy = p->ratio < PERF_PLAUSIBLE;
-            set_verdict(p, looks_slow(t_task, t_ref, n, task->perf_limit) ? PERF_SLOW : PERF_OK,
-                        corrected ? xstrdup("the times your program printed were shorter than the grader's clock "
-                                            "measured (a printout that cannot be trusted, or a busy machine): the "
-                                            "ratio is of the grader's own clock")
-                        : p->noisy ? xasprintf("%.2fx the reference's median time in %d runs each: more than twice "
-                                               "as fast is more likely a busy machine than speed, so it is reported "
-                                               "as ok, not as a win", p->ratio, n)
-                                   : NULL);
+            int judged = perf_judge(t_task, t_ref, n, task->perf_limit);
+            if (judged == PERF_NA)
+                set_verdict(p, PERF_NA,
+                            xasprintf("not judged: this machine was too busy to time (the reference's own times "
+                                      "varied by %.0f%% over %d runs); grade again when it is quieter",
+                                      100 * p->ref_spread, n));
+            else
+                set_verdict(p, judged,
+                            corrected ? xstrdup("the times your program printed were shorter than the grader's "
+                                                "clock measured (a printout that cannot be trusted, or a busy "
+                                                "machine): the ratio is of the grader's own clock")
+                            : p->noisy ? xasprintf("%.2fx the reference's median time in %d runs each: more than "
+                                                   "twice as fast is more likely a busy machine than speed, so it "
+                                                   "is reported as ok, not as a win", p->ratio, n)
+                                       : NULL);
         }
     }
     perf_required(ctx, task, tr);

@@ -36,6 +36,10 @@ enum { PERF_MODE_OFF, PERF_MODE_ON, PERF_MODE_REQUIRED };
  * reference, which it is meant to match): more runs are made, up to PERF_MAX_RUNS, and a
  * ratio still below it is reported as ok with a note, never as a win (perf_report.noisy). */
 #define PERF_PLAUSIBLE 0.5
+/* A reference whose own times spread by more than this (the slowest run minus the fastest,
+ * over the median) ran on a machine too busy to judge by: a verdict that would be SLOW is
+ * not given ("not judged"), so that a busy machine never reads as slow code. */
+#define PERF_BUSY_SPREAD 1.0
 #define PERF_WALL_SLACK 0.05
 #define PERF_WALL_SLACK_SHARE 0.2
 
@@ -56,5 +60,10 @@ void perf_from_counts(const grade_context *ctx, const task_meta *task, const gpu
 /* The median and (max - min) / median of n values (sorted in place).  Exposed for the
  * unit tests. */
 double perf_median(double *v, int n, double *spread);
+/* The verdict of n timed runs of each side, under a limit (the task's time over the
+ * reference's): PERF_SLOW when the task's median and its fastest run are over it, PERF_OK
+ * otherwise, and PERF_NA where it would be SLOW but the reference's own times spread by more
+ * than PERF_BUSY_SPREAD (a machine too busy to judge by). */
+int perf_judge(const double *t_task, const double *t_ref, int n, double limit);
 
 #endif

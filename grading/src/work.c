@@ -84,11 +84,16 @@ static char *cpu_summary(const run_work *w)
     work_list threads = list_of(w, 0), procs = list_of(w, 1);
     int n = busy(threads), p = busy(procs);
     strbuf sb = { 0 };
-    sb_printf(&sb, "%d thread%s, ", n, n == 1 ? "" : "s");
-    shares(&sb, threads, n > 0 ? n : 1);
-    if (p > 1) {
-        sb_printf(&sb, " %% in %d processes, ", p);
+    if (p > 1 && n == p) { /* one thread each: the processes are the news */
+        sb_printf(&sb, "%d processes, ", p);
         shares(&sb, procs, p);
+    } else {
+        sb_printf(&sb, "%d thread%s, ", n, n == 1 ? "" : "s");
+        shares(&sb, threads, n > 0 ? n : 1);
+        if (p > 1) {
+            sb_printf(&sb, " %% in %d processes, ", p);
+            shares(&sb, procs, p);
+        }
     }
     sb_printf(&sb, " %% of %.2f s CPU", w->cpu);
     return sb.data;

@@ -484,6 +484,13 @@ static void test_perf_median(void)
     CU_ASSERT_EQUAL(perf_mode_parse("off"), PERF_MODE_OFF);
     CU_ASSERT_EQUAL(perf_mode_parse("yes"), -1);
     CU_ASSERT_STRING_EQUAL(perf_verdict_name(PERF_SLOW), "slow");
+    /* twice the reference's time is SLOW on a quiet machine, not judged on a busy one */
+    double task_t[3] = { 2.0, 2.1, 2.2 }, quiet[3] = { 1.0, 1.05, 1.1 }, busy[3] = { 1.0, 1.1, 3.5 };
+    double fast[3] = { 1.0, 1.1, 1.2 };
+    CU_ASSERT_EQUAL(perf_judge(task_t, quiet, 3, 1.5), PERF_SLOW);
+    CU_ASSERT_EQUAL(perf_judge(task_t, busy, 3, 1.5), PERF_NA);
+    CU_ASSERT_EQUAL(perf_judge(fast, quiet, 3, 1.5), PERF_OK);
+    CU_ASSERT_EQUAL(perf_judge(fast, busy, 3, 1.5), PERF_OK);
     CU_ASSERT_PTR_NULL(perf_verdict_name(PERF_NONE));
 }
 
@@ -824,6 +831,12 @@ static void test_work_check(void)
     free(why);
     summary = work_summary(&ref_p);
     CU_ASSERT_STRING_EQUAL(summary, "1 thread, 100 % in 3 processes, 51/25/24 % of 1.00 s CPU");
+    free(summary);
+    /* one thread in each process: the processes alone */
+    run_work pool = make_work(1.0, 3, (double[]){ 0.5, 0.25, 0.24 });
+    pool.nprocs = 3, pool.proc_cpu[0] = 0.5, pool.proc_cpu[1] = 0.25, pool.proc_cpu[2] = 0.24;
+    summary = work_summary(&pool);
+    CU_ASSERT_STRING_EQUAL(summary, "3 processes, 51/25/24 % of 1.00 s CPU");
     free(summary);
 }
 

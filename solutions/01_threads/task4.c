@@ -60,7 +60,7 @@ static void run_static(const items_t *d)
     //@ TODO 1: Process every item exactly once with a team of threads, the
     //@         iterations divided into one block per thread before the loop
     //@         starts.  Name that schedule explicitly, not by default.
-    //@ placeholder: (void)d; /* TODO 1: the loop, with schedule(static) */
+    //@ placeholder: (void)d; /* TODO 1: the loop, blocks fixed in advance */
     //@ solution {
 #pragma omp parallel for schedule(static)
     for (long i = 0; i < d->n; i++)
@@ -73,7 +73,7 @@ static void run_dynamic(const items_t *d)
     //@ TODO 2: The same work, but the items go out while the loop runs: a
     //@         thread that finishes takes the next item not yet taken.  Once it
     //@         passes, try a few chunk sizes and compare the timings.
-    //@ placeholder: (void)d; /* TODO 2: the loop, with schedule(dynamic) */
+    //@ placeholder: (void)d; /* TODO 2: the loop, items handed out as threads free up */
     //@ solution {
 #pragma omp parallel for schedule(dynamic)
     for (long i = 0; i < d->n; i++)

@@ -280,18 +280,19 @@ int main(int argc, char **argv)
            threads, cores, cores == 1 ? "" : "s", (unsigned long long)seed);
 
     job_t io = { IO_BOUND, items, sleep_ms, spin, seed, output, done };
-    compare(&io, threads, "I/O-bound items (each sleeps, then computes a little)", "io");
-    printf("    A sleeping thread needs no core, so %d workers can all wait at the same time:\n"
-           "    expect up to about min(threads, items) = %ld times faster, even on one core.\n",
-           threads, threads < items ? (long)threads : items);
+    compare(&io, threads, "I/O-bound items (each sleeps)", "io");
+    long waiting = threads < items ? (long)threads : items;
+    printf("    A sleeping thread needs no core, so up to %ld item%s can wait at the same time:\n"
+           "    expect up to about %ldx faster, even on one core.\n",
+           waiting, waiting == 1 ? "" : "s", waiting);
 
     job_t cpu = { CPU_BOUND, items, sleep_ms, spin, seed, output, done };
     compare(&cpu, threads, "CPU-bound items (each computes the whole time)", "cpu");
-    printf("    A computing thread needs a core the whole time.  With %ld core%s, at most\n"
-           "    %ld thread%s can run at once, so expect at most about %ld times faster;\n"
+    long running = threads < cores ? (long)threads : cores;
+    printf("    A computing thread needs a core the whole time.  With %d thread%s on %ld core%s,\n"
+           "    at most %ld can run at once, so expect at most about %ldx faster;\n"
            "    more threads than cores only take turns.\n",
-           cores, cores == 1 ? "" : "s", cores, cores == 1 ? "" : "s",
-           threads < cores ? (long)threads : cores);
+           threads, threads == 1 ? "" : "s", cores, cores == 1 ? "" : "s", running, running);
 
     free(output);
     free(done);

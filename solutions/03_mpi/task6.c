@@ -126,8 +126,8 @@ static void ring_allreduce(const int64_t *mine, int64_t *buf, int64_t *tmp, long
     //@         ring and collects every rank's contribution once (buf starts as
     //@         zeros; this rank's own vector counts too).  The helpers above do
     //@         the adding and the modulo.  Receive into the scratch buffer: why
-    //@         not straight into buf?  See "What a message costs" (the table
-    //@         for 3 ranks).
+    //@         not straight into buf?  See "What a message costs" (the diagram
+    //@         of the ring for 3 ranks).
     //@ placeholder: (void)mine, (void)tmp, (void)right, (void)left; /* TODO 2: reduce-scatter */
     //@ solution {
     memcpy(buf, mine, (size_t)m * sizeof *buf);
@@ -146,7 +146,7 @@ static void ring_allreduce(const int64_t *mine, int64_t *buf, int64_t *tmp, long
     //@         Which chunk does a rank send first, given which one TODO 2 left
     //@         finished on it?  Here what arrives is a final value: it may go
     //@         straight to its place.  See "What a message costs" (the same
-    //@         table).
+    //@         diagram).
     //@ placeholder: (void)buf; /* TODO 3: allgather */
     //@ solution {
     for (int s = 0; s < size - 1; s++) {

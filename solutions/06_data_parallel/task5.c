@@ -2,14 +2,10 @@
  * Room 06, task 5: gradient buckets -- overlap the allreduce with the backward pass.
  *
  * In tasks 3 and 4 every rank finished its whole backward pass, then sent
- * the gradient: while the network was busy, the cores were idle, and while
- * the cores were busy, the network was idle.  But the backward pass produces
- * the gradient layer by layer, the LAST layer first: its gradients are final
- * long before the first layer's.  PyTorch's DDP packs the gradients into
- * buckets and starts a non-blocking allreduce on each bucket as soon as it is
- * ready, while the backward pass goes on; before the update it waits for all.
- *
- * Here there are two buckets, one per layer of the MLP.
+ * the gradient: the cores and the network took turns at idling.  PyTorch's
+ * DDP packs the gradients into buckets and starts a non-blocking allreduce on
+ * each bucket as soon as it is ready, while the backward pass goes on; before
+ * the update it waits for all.  Here there are two buckets, one per layer.
  *
  *   TODO 1: which parameters each bucket holds.
  *   TODO 2: when a bucket is ready, start its allreduce without waiting.
@@ -245,9 +241,9 @@ int main(int argc, char **argv)
     layout_t L = make_layout(hidden);
     if (rank == 0)
         printf("task5: DDP with gradient buckets on %d rank%s, n=%ld, minibatch %ld, %d epochs,"
-               " %d hidden units (%ld parameters: buckets of %ld and %ld), seed %llu\n",
-               size, size == 1 ? "" : "s", n, batch, epochs, hidden, L.count, L.count - L.w2,
-               L.w2, (unsigned long long)seed);
+               " %d hidden units (%ld parameters), seed %llu\n",
+               size, size == 1 ? "" : "s", n, batch, epochs, hidden, L.count,
+               (unsigned long long)seed);
     dataset_t data = make_dataset(n, seed);
 
     run_t plain = { &data, &L, batch, epochs, 0, seed, xcalloc((size_t)L.count, sizeof(double)),
