@@ -1,7 +1,7 @@
 /*
  * Room 06, task 2: data parallel (DP) with threads -- one coordinator, T replicas.
  *
- * The MLP of task 1 (mlp.h), trained on the same minibatches, but each one is
+ * The MLP of task 1 (mlp_train.h), trained on the same minibatches, but each one is
  * split over T replicas (threads standing in for T GPUs, each with its own
  * copy of everything it uses), the way PyTorch's DataParallel does it.  The
  * coordinator (the main thread: "GPU 0") holds the one true model and, for
@@ -34,7 +34,7 @@
  * Grade it from the top folder:  make grade TASK=06_data_parallel/task2
  */
 #include "pr.h"
-#include "mlp.h"
+#include "mlp_train.h"
 #include <pthread.h>
 
 #define MAX_REPLICAS 64
@@ -173,7 +173,7 @@ typedef struct {
     const dataset_t *data;
     const layout_t *L;
     long batch;
-    int epochs, threads; /* threads 0: the serial baseline (mlp.h) */
+    int epochs, threads; /* threads 0: the serial baseline (mlp_train.h) */
     uint64_t seed;
     double *params;      /* the trained model */
     double *epoch_loss;  /* the mean minibatch loss of each epoch, weighted by size */

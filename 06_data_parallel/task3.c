@@ -36,7 +36,8 @@
  */
 #define PR_MPI
 #include "pr.h"
-#include "mlp.h"
+#include "mlp_mpi.h"
+#include "mlp_train.h"
 
 /* The scratch arrays of one rank's training. */
 typedef struct {
@@ -103,7 +104,7 @@ typedef struct {
     const dataset_t *data;
     const layout_t *L;
     long batch;
-    int epochs, distributed; /* 0: the serial baseline (mlp.h), on this rank alone */
+    int epochs, distributed; /* 0: the serial baseline (mlp_train.h), on this rank alone */
     uint64_t seed;
     double *params;     /* the trained model */
     double *epoch_loss; /* the mean minibatch loss of each epoch, weighted by size */

@@ -31,7 +31,8 @@
  */
 #define PR_MPI
 #include "pr.h"
-#include "mlp.h"
+#include "mlp_mpi.h"
+#include "mlp_train.h"
 
 #define TAG_REDUCE_SCATTER 1
 #define TAG_ALLGATHER 2
@@ -141,7 +142,7 @@ typedef struct {
     const dataset_t *data;
     const layout_t *L;
     long batch;
-    int epochs, distributed; /* 0: the serial baseline (mlp.h), on this rank alone */
+    int epochs, distributed; /* 0: the serial baseline (mlp_train.h), on this rank alone */
     uint64_t seed;
     double *params;     /* the trained model */
     double *epoch_loss; /* the mean squared error of each epoch's minibatches */
@@ -168,7 +169,7 @@ static void train(run_t *r)
                  .h = xcalloc((size_t)L->hidden, sizeof(double)),
                  .first = xcalloc(2 * (size_t)size, sizeof(long)) };
     w.count = w.first + size;
-    for (int c = 0; c < size; c++) { /* the uneven split of room 03 (mlp.h) */
+    for (int c = 0; c < size; c++) { /* the uneven split of room 03 (mlp_common.h) */
         long end;
         split(m, size, c, &w.first[c], &end);
         w.count[c] = end - w.first[c];

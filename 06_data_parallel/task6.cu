@@ -44,16 +44,17 @@
  */
 #define PR_MPI
 #include "pr.h"
-#include "mlp.h" /* also the GPU's tools: pick_gpu, replica_t, NCCL's (HAVE_NCCL) */
+#include "mlp_mpi.h"
+#include "mlp_gpu.h" /* the MLP, and the GPU's tools: pick_gpu, replica_t, NCCL's (HAVE_NCCL) */
 
 #define MAX_HIDDEN 64 /* a kernel thread keeps its hidden layer in registers */
 #define TPB 128       /* threads per block */
 
-/* The MLP's flat layout (mlp.h), as in tasks 1-5:
+/* The MLP's flat layout (mlp_model.h), as in tasks 1-5:
  *     [ W1 (H x D) | b1 (H) | W2 (H) | b2 (1) ]     W1[j][k] is p[j * D + k].
  * A gradient row has one more number: the sample's squared error. */
 
-/* Step 2: thread b runs sample shard[b] forward and backward, with mlp.h's
+/* Step 2: thread b runs sample shard[b] forward and backward, with mlp_train.h's
  * functions (compiled for the GPU too), and writes its gradient (dL/dyhat =
  * 2 (yhat - y), not divided by anything yet) and its squared error into row b
  * of G (L.count + 1 numbers per row). */

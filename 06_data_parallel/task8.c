@@ -7,8 +7,9 @@
  * of each minibatch, runs forward and backward on it, the ranks add up their
  * gradients with one MPI_Allreduce, and every rank makes the same SGD step on
  * its own replica.  Rank 0 also trains the serial baseline (task 1's loop).
- * The model, the data, the serial baseline and the checks come from mlp.h,
- * as in the other tasks; the DDP training is all written out here.
+ * The model, the data, the serial baseline and the checks come from the room's
+ * headers (mlp_train.h, mlp_mpi.h), as in the other tasks; the DDP training is
+ * all written out here.
  *
  * It checks itself: the replicas identical on every rank (the spread of a
  * parameter checksum over the ranks must be 0), and every epoch's loss and
@@ -27,7 +28,8 @@
  */
 #define PR_MPI
 #include "pr.h"
-#include "mlp.h"
+#include "mlp_mpi.h"
+#include "mlp_train.h"
 
 /* Scratch arrays: a shard, two gradients (plus the squared errors), H activations. */
 typedef struct {

@@ -22,7 +22,7 @@
  * 1e-9: every epoch's loss, the final loss, a checksum and every parameter.  Not
  * to the last bit: the gradient is the same sum, added in another order.  Then
  * the time per epoch, each stage's busy share and GPipe's bubble in theory.
- * It needs exactly 2 ranks.  The stages (stage_t) live in mlp.h.
+ * It needs exactly 2 ranks.  The stages (stage_t) live in mlp_pipeline.h.
  *
  * Read first: README.md, "Forward and backward by hand", "Pipeline parallelism: splitting the model", "Task 9: a two-stage pipeline".
  *
@@ -33,8 +33,9 @@
  */
 #define PR_MPI
 #include "pr.h"
-#define MLP_PIPELINE /* mlp.h's section on the stages: stage_t, make_stage(), ... */
-#include "mlp.h"
+#include "mlp_mpi.h"
+#include "mlp_train.h"
+#include "mlp_pipeline.h" /* the stages: stage_t, make_stage(), ... */
 
 #define TAG_ACTIVATIONS 1 /* stage 0 -> stage 1 (forward): h */
 #define TAG_GRADIENTS 2   /* stage 1 -> stage 0 (backward): dL/dh */
@@ -155,7 +156,7 @@ static void backward_micro(stage_t *s, const dataset_t *data, const long *idx, l
 }
 
 /* One training step on the minibatch idx[0 .. batch-1] in `micro` micro-batches
- * (sizes differing by one at most: mlp.h's split()), GPipe's schedule.  Returns
+ * (sizes differing by one at most: mlp_common.h's split()), GPipe's schedule.  Returns
  * the minibatch's loss on stage 1 (0 on stage 0, which never sees the targets). */
 static double pipeline_step(stage_t *s, const dataset_t *data, const long *idx, long batch, int micro)
 {
@@ -189,7 +190,7 @@ typedef struct {
     double busy[STAGES];
 } run_t;
 
-/* The serial baseline (mlp.h), on rank 0 alone. */
+/* The serial baseline (mlp_train.h), on rank 0 alone. */
 static void train_serially(void *ctx)
 {
     run_t *r = ctx;

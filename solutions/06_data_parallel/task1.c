@@ -7,7 +7,7 @@
  * linear regression (its gradient is written out below, as a worked example)
  * and an MLP with one layer of H tanh units (both described in the README).
  * The data set, the MLP's layout and forward pass, and the epoch's shuffle
- * come from mlp.h, which every task of this room includes.
+ * come from mlp_model.h and mlp_common.h (room headers, beside this file).
  *
  *   TODO 1: the MLP's backward pass for one sample: its contribution to the
  *           gradient of every parameter, found with the chain rule.
@@ -27,16 +27,15 @@
  * Grade it from the top folder:  make grade TASK=06_data_parallel/task1
  */
 #include "pr.h"
-#define MLP_OWN_BACKWARD /* the backward pass is yours to write: mlp.h leaves its own out */
-#include "mlp.h"
+#include "mlp_model.h" /* the MLP without its backward pass: that one is yours to write */
 
 #define MLP_LOSS_TARGET 0.05 /* the MLP must get its loss below this (the largest of 800 drawn
                               * data sets: 0.036; an untrained MLP: about 0.3 or more) */
 
-/* The MLP's parameters (mlp.h: make_layout, mlp_init) live in one flat array,
+/* The MLP's parameters (mlp_model.h: make_layout, mlp_init) live in one flat array,
  *     [ W1 (H x D, row j = hidden unit j) | b1 (H) | W2 (H) | b2 (1) ]
  * W1[j][k] is p[j * D + k]; b1, W2 and b2 start at L->b1, L->w2 and L->b2.
- * mlp_forward(p, L, x, h) (mlp.h) returns yhat for the sample x and keeps its
+ * mlp_forward(p, L, x, h) (mlp_model.h) returns yhat for the sample x and keeps its
  * hidden activations h[0..H-1], which the backward pass needs. */
 
 /* Backward pass for one sample.  `dout` is dL/dyhat for this sample (the loss

@@ -39,13 +39,15 @@
  * Grade it from the top folder:  make grade TASK=06_data_parallel/task10
  */
 #include "pr.h"
-#define MLP_GAN /* from mlp.h the GAN (task 7's) and its GPU tools: gan_mem, d_row() */
-#include "mlp.h"
+#include "mlp_gan_gpu.h" /* the GAN (task 7's) and its GPU tools: gan_mem, d_row() */
+#ifdef _OPENMP
+#include <omp.h> /* the CPU run on all cores */
+#endif
 
 #define LEARNING_RATE 0.05
 #define TPB 128 /* threads per block */
 
-/* A network's flat layout (mlp.h's net_t), as in task 7:
+/* A network's flat layout (mlp_gan.h's net_t), as in task 7:
  *     [ W1 (hidden x in) | b1 (hidden) | W2 (out x hidden) | b2 (out) ]
  * W1[j][k] is p[j * in + k], W2[o][j] is p[w2 + o * hidden + j].  A row of
  * gradients has one number more, last: the sample's loss. */

@@ -27,8 +27,8 @@
  */
 #define PR_MPI
 #include "pr.h"
-#include "mlp.h"
-
+#include "mlp_mpi.h"
+#include "mlp_train.h"
 #include <unistd.h> /* sysconf: the number of cores */
 
 #define BUCKETS 2
@@ -55,8 +55,8 @@ static void plan_buckets(buckets_t *bk, const layout_t *L)
     //@         soon as it has finished its first layer, and bucket_ready(bk, 1)
     //@         after the second.  Give each bucket the piece of the flat
     //@         gradient (first, count) whose numbers are all final by then.
-    //@         Between them, the buckets cover every parameter once.  mlp.h's
-    //@         layout_t says where each layer's parameters lie.
+    //@         Between them, the buckets cover every parameter once.
+    //@         mlp_model.h's layout_t says where each layer's parameters lie.
     //@ placeholder: (void)bk, (void)L; /* TODO 1: which parameters each bucket sums */
     //@ solution {
     bk->bucket[0] = (bucket_t){ L->w2, L->count - L->w2 }; /* the output layer: W2 and b2 */
@@ -126,8 +126,8 @@ static void shard_and_forward(const double *p, const layout_t *L, const dataset_
     }
 }
 
-/* The backward pass over the shard, a layer at a time (mlp.h's two halves of
- * mlp_backward).  The output layer first: */
+/* The backward pass over the shard, a layer at a time (mlp_train.h's two
+ * halves of mlp_backward).  The output layer first: */
 static void backward_output_layer(const layout_t *L, const work_t *w, double *grad)
 {
     for (long b = 0; b < w->count; b++)

@@ -42,12 +42,12 @@
  */
 #define PR_MPI
 #include "pr.h"
-#define MLP_GAN /* from mlp.h the GAN's networks, data and checks, not task 1's MLP */
-#include "mlp.h"
+#include "mlp_mpi.h"
+#include "mlp_gan.h" /* the GAN's networks, data and checks, not task 1's MLP */
 
 #define LEARNING_RATE 0.05
 
-/* A network (net_t, net_forward: mlp.h) keeps its parameters in one flat array,
+/* A network (net_t, net_forward: mlp_gan.h) keeps its parameters in one flat array,
  *     [ W1 (hidden x in) | b1 (hidden) | W2 (out x hidden) | b2 (out) ]
  * W1[j][k] is p[j * in + k], W2[o][j] is p[w2 + o * hidden + j]. */
 

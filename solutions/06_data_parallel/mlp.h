@@ -1,1 +1,0 @@
-../../06_data_parallel/mlp.h
