@@ -236,11 +236,13 @@ check-deps:
 check-learner-loop: $(GRADE)
 	$(Q)bash grading/tests/check-learner-loop.sh
 
-## check-class: class grading: the CSV/HTML report on known reports, then a synthetic class graded end to end
+## check-class: class grading: the CSV/HTML report on known reports, then a synthetic class graded end to end,
+##              then four saboteurs beside a solved student as root and as nobody (check-class-attacks.sh)
 check-class: $(GRADE) $(CLASS_REPORT)
 	$(Q)bash grading/tests/check-class-report.sh
 	$(Q)bash grading/tests/check-class.sh
 	$(Q)bash grading/tests/check-class-reference.sh
+	$(Q)bash grading/tests/check-class-attacks.sh
 
 ## check-gradescope: Gradescope's run_autograder (grading/templates/gradescope) on a fake /autograder:
 ##                   solved, broken, hostile and empty submissions get a valid results.json, nothing forged

@@ -127,6 +127,9 @@ attack() {
     rc=$?
     local csv=$fs/out/class.csv
     local ann; ann=$(grep '^ann,' "$csv" 2>/dev/null | cut -d, -f1-9) # room 01's 8 tasks
+    if [ "$as" = nobody ] && ! grep -q 'one student at a time, not JOBS=2: not root' "$tmp/$as.log"; then
+        t_fail "as nobody, JOBS=2: the class run does not say it grades one student at a time: $(head -3 "$tmp/$as.log")"
+    fi
     if [ $rc -eq 0 ] && [ "$ann" = "ann,PASS,PASS,PASS,PASS,PASS,PASS,PASS,PASS" ]; then
         t_pass "as $as, JOBS=2: the solved student passes 8 of 8 beside four saboteurs"
     else
