@@ -21,7 +21,8 @@
  *   TODO 1: one group of tasks on new threads, all finished before the next.
  *   TODO 2: one group of tasks on new processes, their bytes collected.
  *
- * Read first: README.md, "fork, exit and wait", "Threads or processes: when each wins".
+ * Read first: README.md, "fork, exit and wait", "Threads or processes: when each wins";
+ *             ../01_threads/README.md, "pthreads: create, join and chunks".
  *
  * Build and run by hand, from the room's folder:
  *   gcc -std=c11 -O2 -Wall -Wextra -I../grading/include -o task5 task5.c -pthread -lm
@@ -76,7 +77,8 @@ static void run_threads(const batch_t *b)
         //         side, and every one of them finished before the next group
         //         starts.  Each thread needs its own argument that stays valid
         //         while it runs (the arrays above are for that).  A thread
-        //         that cannot be started ends the program with the reason.
+        //         that cannot be started ends the program with the reason
+        //         (pthread_create returns it; it does not set errno).
         //         Room 01 taught the calls.
         (void)m;   /* TODO 1: this group on new threads, all finished */
         (void)tid;

@@ -366,47 +366,61 @@ char *work_check_ranks(const run_work *task, const run_work *ref, int asked)
 
 /* ---- simulated CUDA ----------------------------------------------------------------- */
 
-void work_read_gpu(const char *dir, const char *prefix, run_work *w)
+/* Calls read(f, w) on every file of dir whose name starts with prefix (and then a '.', where
+ * dotted): the records a run's processes leave, one file each. */
+static void each_record(const char *dir, const char *prefix, int dotted, void (*read)(FILE *, run_work *),
+                        run_work *w)
 {
-    memset(&w->gpu, 0, sizeof w->gpu);
     DIR *d = opendir(dir);
     size_t plen = strlen(prefix);
     for (struct dirent *e; d && (e = readdir(d));) {
-        if (strncmp(e->d_name, prefix, plen) != 0 || e->d_name[plen] != '.')
+        if (strncmp(e->d_name, prefix, plen) != 0 || (dotted && e->d_name[plen] != '.'))
             continue;
         char *path = xasprintf("%s/%s", dir, e->d_name);
         FILE *f = fopen(path, "r");
         free(path);
         if (!f)
             continue;
-        char line[1024];
-        gpu_work g = { 0 };
-        if (fgets(line, sizeof line, f) &&
-            sscanf(line,
-                   "launches=%lld threads=%lld units=%lld max_units=%lld median_units=%lld half_threads=%lld "
-                   "grid=%u,%u,%u block=%u,%u,%u h2d=%lld d2h=%lld d2d=%lld",
-                   &g.launches, &g.threads, &g.units, &g.max_units, &g.median_units, &g.half_threads, &g.grid[0],
-                   &g.grid[1], &g.grid[2], &g.block[0], &g.block[1], &g.block[2], &g.h2d, &g.d2h, &g.d2d) == 15) {
-            gpu_work *t = &w->gpu;
-            t->seen++;
-            t->launches += g.launches, t->threads += g.threads, t->units += g.units, t->half_threads += g.half_threads;
-            t->h2d += g.h2d, t->d2h += g.d2h, t->d2d += g.d2d;
-            /* the busiest thread against the median one: the record where it stands out most */
-            if (g.median_units > 0 && (t->median_units == 0 || (double)g.max_units / (double)g.median_units >
-                                                                     (double)t->max_units / (double)t->median_units)) {
-                t->max_units = g.max_units;
-                t->median_units = g.median_units;
-            }
-            if ((long long)g.grid[0] * g.grid[1] * g.grid[2] * g.block[0] * g.block[1] * g.block[2] >
-                (long long)t->grid[0] * t->grid[1] * t->grid[2] * t->block[0] * t->block[1] * t->block[2]) {
-                memcpy(t->grid, g.grid, sizeof g.grid);
-                memcpy(t->block, g.block, sizeof g.block);
-            }
-        }
+        read(f, w);
         fclose(f);
     }
     if (d)
         closedir(d);
+}
+
+/* One process's work record, added into w->gpu. */
+static void read_gpu_record(FILE *f, run_work *w)
+{
+    char line[1024];
+    gpu_work g = { 0 };
+    if (fgets(line, sizeof line, f) &&
+        sscanf(line,
+               "launches=%lld threads=%lld units=%lld max_units=%lld median_units=%lld half_threads=%lld "
+               "grid=%u,%u,%u block=%u,%u,%u h2d=%lld d2h=%lld d2d=%lld",
+               &g.launches, &g.threads, &g.units, &g.max_units, &g.median_units, &g.half_threads, &g.grid[0],
+               &g.grid[1], &g.grid[2], &g.block[0], &g.block[1], &g.block[2], &g.h2d, &g.d2h, &g.d2d) == 15) {
+        gpu_work *t = &w->gpu;
+        t->seen++;
+        t->launches += g.launches, t->threads += g.threads, t->units += g.units, t->half_threads += g.half_threads;
+        t->h2d += g.h2d, t->d2h += g.d2h, t->d2d += g.d2d;
+        /* the busiest thread against the median one: the record where it stands out most */
+        if (g.median_units > 0 && (t->median_units == 0 || (double)g.max_units / (double)g.median_units >
+                                                                 (double)t->max_units / (double)t->median_units)) {
+            t->max_units = g.max_units;
+            t->median_units = g.median_units;
+        }
+        if ((long long)g.grid[0] * g.grid[1] * g.grid[2] * g.block[0] * g.block[1] * g.block[2] >
+            (long long)t->grid[0] * t->grid[1] * t->grid[2] * t->block[0] * t->block[1] * t->block[2]) {
+            memcpy(t->grid, g.grid, sizeof g.grid);
+            memcpy(t->block, g.block, sizeof g.block);
+        }
+    }
+}
+
+void work_read_gpu(const char *dir, const char *prefix, run_work *w)
+{
+    memset(&w->gpu, 0, sizeof w->gpu);
+    each_record(dir, prefix, 1, read_gpu_record, w);
 }
 
 /* "4.2M" */
@@ -495,14 +509,10 @@ char *work_check_gpu(const run_work *task, const run_work *ref)
     return sb.data;
 }
 
-void work_read_profile(const char *dir, const char *prefix, run_work *w)
+/* One process's profile lines ("profile KERNEL key=value ..."), added into w->gpu. */
+static void read_profile_record(FILE *f, run_work *w)
 {
     gpu_work *g = &w->gpu;
-    g->mem_seen = 0;
-    g->ld_requests = g->ld_sectors = g->st_requests = g->st_sectors = 0;
-    g->sh_ld_requests = g->sh_ld_wavefronts = g->sh_st_requests = g->sh_st_wavefronts = 0;
-    g->atomics = g->atomic_conflicts = g->ld_bytes = g->st_bytes = 0;
-    g->worst[0] = '\0';
     static const char *const keys[] = { "ld_requests",        "ld_sectors",          "st_requests",
                                         "st_sectors",         "shared_ld_requests",  "shared_ld_wavefronts",
                                         "shared_st_requests", "shared_st_wavefronts", "atomics",
@@ -511,37 +521,34 @@ void work_read_profile(const char *dir, const char *prefix, run_work *w)
                           &g->sh_ld_requests,   &g->sh_ld_wavefronts, &g->sh_st_requests,
                           &g->sh_st_wavefronts, &g->atomics,          &g->atomic_conflicts,
                           &g->ld_bytes,         &g->st_bytes };
-    DIR *d = opendir(dir);
-    size_t plen = strlen(prefix);
-    for (struct dirent *e; d && (e = readdir(d));) {
-        if (strncmp(e->d_name, prefix, plen) != 0)
+    char line[2048];
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "profile ", 8) != 0)
             continue;
-        char *path = xasprintf("%s/%s", dir, e->d_name);
-        FILE *f = fopen(path, "r");
-        free(path);
-        if (!f)
-            continue;
-        char line[2048];
-        while (fgets(line, sizeof line, f)) {
-            if (strncmp(line, "profile ", 8) != 0)
+        g->mem_seen++;
+        for (char *tok = strtok(line + 8, " \n"); tok; tok = strtok(NULL, " \n")) {
+            char *eq = strchr(tok, '=');
+            if (!eq)
                 continue;
-            g->mem_seen++;
-            for (char *tok = strtok(line + 8, " \n"); tok; tok = strtok(NULL, " \n")) {
-                char *eq = strchr(tok, '=');
-                if (!eq)
-                    continue;
-                *eq = '\0';
-                for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
-                    if (strcmp(tok, keys[k]) == 0)
-                        *sums[k] += atoll(eq + 1);
-                if (strcmp(tok, "worst") == 0 && strcmp(eq + 1, "-") != 0 && !g->worst[0])
-                    snprintf(g->worst, sizeof g->worst, "%s", eq + 1);
-            }
+            *eq = '\0';
+            for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+                if (strcmp(tok, keys[k]) == 0)
+                    *sums[k] += atoll(eq + 1);
+            if (strcmp(tok, "worst") == 0 && strcmp(eq + 1, "-") != 0 && !g->worst[0])
+                snprintf(g->worst, sizeof g->worst, "%s", eq + 1);
         }
-        fclose(f);
     }
-    if (d)
-        closedir(d);
+}
+
+void work_read_profile(const char *dir, const char *prefix, run_work *w)
+{
+    gpu_work *g = &w->gpu;
+    g->mem_seen = 0;
+    g->ld_requests = g->ld_sectors = g->st_requests = g->st_sectors = 0;
+    g->sh_ld_requests = g->sh_ld_wavefronts = g->sh_st_requests = g->sh_st_wavefronts = 0;
+    g->atomics = g->atomic_conflicts = g->ld_bytes = g->st_bytes = 0;
+    g->worst[0] = '\0';
+    each_record(dir, prefix, 0, read_profile_record, w);
 }
 
 /* "4.0" units per request, or "-" when there was no request */
