@@ -1,5 +1,5 @@
 /*
- * Room 04, task 5: one step of stochastic gradient descent on the GPU.
+ * Room 04, task 5: one step of gradient descent on the GPU (over all samples: full-batch).
  *
  * A linear model predicts a target from d features: the prediction is the
  * features' dot product with the weights, plus a bias.  One step of gradient

@@ -9,7 +9,9 @@
  *   TODO 2: the launch: enough threads, in blocks of the requested size, that
  *           every equation gets one, whatever the number of equations.
  *
- * Read first: README.md, "The CUDA model: grid, blocks, threads, warps", "Memory: host and device", "Checking errors".
+ * Read first: README.md, "The CUDA model: grid, blocks, threads, warps", "Memory: host and device",
+ *             "The four steps of porting CPU code to CUDA", "Checking errors"; for the timings it
+ *             prints (written for you): "Moving data", "Timing a GPU honestly".
  *
  * Both sides divide in IEEE single precision, which rounds correctly on the
  * CPU and the GPU alike, so every solution must match the CPU's exactly.
