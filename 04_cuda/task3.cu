@@ -19,7 +19,7 @@
  *           Sizes need not be multiples of 16.
  *
  * Read first: README.md, "Blocks, SMs and shared memory", "Warps and memory: coalescing and bank conflicts",
- *             "Matrix multiply: tiling and cuBLAS".
+ *             "The memory hierarchy and occupancy", "Matrix multiply: tiling and cuBLAS".
  *
  * The naive matrix-matrix kernel (one thread per entry of the product, all reads from
  * global memory) is given, for comparison; cuBLAS's cublasSgemm too (the CPU simulator
