@@ -8,10 +8,11 @@
  * includes, after pr.h, only those it needs; each includes what it uses):
  *
  *   mlp_common.h    these helpers                     every task
- *   mlp_data.h      the MLP's data set                tasks 1-6, 8, 9
+ *   mlp_data.h      the MLP's data set                tasks 1-6, 8, 9, 11, 12
  *   mlp_model.h     the MLP: layout, init, forward    task 1 (the others through mlp_train.h)
- *   mlp_train.h     backward pass, serial baseline    tasks 2-6, 8, 9 (task 1's answer)
- *   mlp_mpi.h       checks over the MPI ranks         tasks 3-9
+ *   mlp_train.h     backward pass, serial baseline    tasks 2-6, 8, 9, 11, 12 (task 1's answer)
+ *   mlp_mpi.h       checks over the MPI ranks         tasks 3-9, 11, 12
+ *   mlp_momentum.h  SGD with momentum, its baseline   task 12
  *   mlp_pipeline.h  the pipeline's stages             task 9
  *   mlp_gpu.h       GPU replicas, NCCL, baselines     task 6
  *   mlp_gan.h       the GAN: two networks, ring data  tasks 7, 10

@@ -1,0 +1,1 @@
+../../06_data_parallel/mlp_momentum.h
