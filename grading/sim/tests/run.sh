@@ -383,9 +383,11 @@ for h in cuda_fp8.h cooperative_groups/memcpy_async.h curand.h cub/cub.cuh cubla
 done
 
 # Thrust runs on its own CPU back end where the toolkit ships it (beside kernels, on
-# device_vector and on cudaMalloc'd memory), with -fopenmp on its OpenMP one; where no
+# device_vector and on cudaMalloc'd memory), with -fopenmp on its OpenMP one, and sorts
+# random data right (negative ints too: simcc corrects CCCL 3.0's radix sort); where no
 # toolkit is found it is refused with status 77.
-want_thrust="thrust: ok (sum 999000, 499500, scan 500500)"
+want_thrust="thrust: ok (sum 999000, 499500, scan 500500)
+sort 5000 random ints -49998..49899: wrong int 0 float 0 greater 0 by_key 0 host 0"
 for mode in cpp omp; do
     fl=(); [ $mode = omp ] && fl=(-Xcompiler -fopenmp)
     "$simcc" -O2 ${fl[@]+"${fl[@]}"} -o "$out/thrust_$mode" thrust.cu >"$out/thrust.build" 2>&1; rc=$?
@@ -399,6 +401,25 @@ for mode in cpp omp; do
         t_fail "Thrust ($mode): printed '$got'"
     fi
 done
+# Two files that use Thrust in one build: the toolkit (here a copy of its top folders, its
+# contents linked) is left as it was.
+tk=$(dirname "$(dirname "$(command -v "$nvcc" 2>/dev/null || echo /usr/local/cuda/bin/nvcc)")")
+for inc in "$tk/include/cccl" "$tk/include"; do [ -f "$inc/thrust/version.h" ] && break; done
+if [ -f "$inc/thrust/version.h" ]; then
+    rm -rf "$out/tk"; mkdir -p "$out/tk/include"
+    for sub in thrust cub cuda nv; do
+        [ -d "$inc/$sub" ] && mkdir "$out/tk/include/$sub" && ln -s "$inc/$sub"/* "$out/tk/include/$sub/"
+    done
+    printf '#include <thrust/device_vector.h>\nint twice_size(int n) { thrust::device_vector<int> v(n); return 2 * (int)v.size(); }\n' >"$out/thrust2.cu"
+    CUDA_HOME=$out/tk "$simcc" -O2 -o "$out/thrust_two" thrust.cu "$out/thrust2.cu" >"$out/thrust.build" 2>&1; rc=$?
+    added=$(find "$out/tk/include" -mindepth 2 -maxdepth 2 -newer "$out/thrust2.cu" | head -3)
+    if [ $rc -eq 0 ] && [ -z "$added" ] && [ ! -s "$out/thrust.build" ] && [ "$("$out/thrust_two" 2>&1)" = "$want_thrust" ]; then
+        t_pass "Thrust in two files of one build; the toolkit untouched"
+    else
+        t_fail "Thrust in two files: status $rc, added to the toolkit: '$added'"; head -3 "$out/thrust.build" | sed 's/^/        /'
+    fi
+    rm -rf "$out/tk"
+fi
 CUDA_HOME=/nonexistent "$simcc" -o "$out/thrust_none" thrust.cu >"$out/thrust.err" 2>&1; rc=$?
 if [ $rc -eq 77 ] && grep -q "^simcc: not simulated: Thrust" "$out/thrust.err" && ! grep -q error "$out/thrust.err"; then
     t_pass "Thrust without a toolkit refused (77)"
