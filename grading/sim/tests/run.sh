@@ -427,6 +427,26 @@ else
     t_fail "Thrust without a toolkit: status $rc:"; head -3 "$out/thrust.err" | sed 's/^/        /'
 fi
 
+# OpenMP beside CUDA, as nvcc builds it: -Xcompiler -fopenmp, or -fopenmp to compile and
+# -lgomp to link; the threads of a parallel region call the runtime at the same time (each
+# call holds the simulator's lock) and every slice comes back right.
+want_omp="openmp: 4 threads, 20 rounds, 0 wrong, no error"
+for how in "-Xcompiler -fopenmp" "-fopenmp, then -lgomp"; do
+    if [ "$how" = "-Xcompiler -fopenmp" ]; then
+        "$simcc" -O2 -Xcompiler -fopenmp -o "$out/openmp" openmp.cu
+    else
+        "$simcc" -O2 -fopenmp -c -o "$out/openmp.o" openmp.cu && "$simcc" -o "$out/openmp" "$out/openmp.o" -lgomp
+    fi >"$out/openmp.build" 2>&1; rc=$?
+    if [ $rc -ne 0 ]; then
+        t_fail "openmp.cu ($how) does not build with simcc:"; sed 's/^/        /' "$out/openmp.build" | head -10
+    elif got=$(env -u OMP_THREAD_LIMIT OMP_DYNAMIC=false timeout 60 "$out/openmp" 2>&1) && [ "$got" = "$want_omp" ]; then
+        t_pass "OpenMP threads calling CUDA at once ($how)"
+    else
+        t_fail "OpenMP ($how): printed '$got'"
+    fi
+    rm -f "$out/openmp" "$out/openmp.o"
+done
+
 # Speed: the 2^20-float reduction in 256-thread blocks (a figure, checked against 2 s).
 if [ -x "$out/reduce" ]; then
     best=""
