@@ -147,12 +147,13 @@ cudaLaunchKernel 30
 rounding 1 1.00000012 0 1"
 # What NVIDIA's samples use beyond the rooms: a clock64/clock spin ends, stream-ordered
 # allocation freed at the stream's turn, zero-copy, extern TYPE __shared__, __grid_constant__, __half2,
-# cudaFuncGetAttributes.
+# cudaFuncGetAttributes, structs declared with __align__(N).
 expect sampleapi 0 "clock spin ends: 1 1
 pool threshold kept 1; reversed + 100: 149 136 100
 freed at the stream's turn: cudaErrorInvalidDevicePointer
 half2 2 11
-kernel attributes: max threads 1024"
+kernel attributes: max threads 1024
+__align__ structs: size 16 align 16, size 8 align 8; z[5] 15 hi[7] 22"
 # Asynchrony: queued work runs at synchronizations, in stream, event and legacy-stream order;
 # a copy or a second stream not waited for shows old data, an unsynchronized event has no time
 # yet, and work never synchronized is reported at exit.
