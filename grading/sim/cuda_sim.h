@@ -9,7 +9,9 @@
  * shuffled order (seeded: CUDA_SIM_SEED) between barriers.  __shared__ variables are
  * static storage (one block at a time), poisoned (0xff bytes) at the start of every
  * block.  Device memory is mmap'ed, PROT_NONE outside kernels and copies, each
- * allocation ending exactly at a PROT_NONE guard page.
+ * allocation ending exactly at a PROT_NONE guard page.  Host threads (OpenMP's, for one)
+ * may call the runtime at the same time: the calls take one lock (api_mutex) and run one
+ * after another, a kernel that runs inside one included.
  *
  * Asynchrony: kernel launches, cudaMemcpyAsync, cudaMemset(Async), event records and host
  * functions are queued on their stream and run when something waits for them: a
@@ -76,6 +78,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -413,6 +416,14 @@ struct State {
 #endif
 };
 inline State S;
+
+/* Host threads (OpenMP's, std::thread's) may call the runtime at the same time, as they may
+ * with CUDA's.  Each call that reads or changes the state above, and each launch, holds this
+ * lock, so the calls run one after another; a kernel that runs at a synchronization runs to
+ * its end inside the call.  Recursive: a call made inside another (a host function run at a
+ * synchronization, cudaMemcpy waiting for queued work) takes it again. */
+inline std::recursive_mutex api_mutex;
+#define CUDA_SIM_API std::lock_guard<std::recursive_mutex> cuda_sim_api_lock(cuda_sim::api_mutex)
 
 /* ---- the work record: how the program's kernels spread their work (for the grader) ----
  * simpp puts a tick() in every loop of the program's .cu file: a simulated thread's work
@@ -1316,6 +1327,7 @@ inline void call_kernel(void (*k)(P...), std::tuple<A...> &args, std::index_sequ
  * and the kernel, with copies of its arguments, queued on its stream. */
 template <class Call> inline void queue_launch(const cfg &c, Call call, const char *name = nullptr)
 {
+    CUDA_SIM_API;
     init();
     cudaError_t e = check_config(c.grid, c.block, c.shmem);
     if (e != cudaSuccess) {
@@ -1664,11 +1676,12 @@ static inline const char *cudaGetErrorName(cudaError_t e)
 }
 static inline cudaError_t cudaGetLastError(void)
 {
+    CUDA_SIM_API;
     cudaError_t e = cuda_sim::S.last_error;
     cuda_sim::S.last_error = cuda_sim::S.sticky; /* a sticky error is never cleared */
     return e;
 }
-static inline cudaError_t cudaPeekAtLastError(void) { return cuda_sim::S.last_error; }
+static inline cudaError_t cudaPeekAtLastError(void) { CUDA_SIM_API; return cuda_sim::S.last_error; }
 
 /* assert() in a kernel: as on a GPU, the thread prints where and which (with its block and
  * thread), the kernel stops, and the context is left with the sticky cudaErrorAssert, which
@@ -1692,6 +1705,7 @@ extern "C" [[noreturn]] inline void __assert_fail(const char *expr, const char *
 
 static inline cudaError_t cuda_sim_malloc(void **p, size_t size, int host)
 {
+    CUDA_SIM_API;
     using namespace cuda_sim;
     init();
     if (!p)
@@ -1723,6 +1737,7 @@ template <class T> static inline cudaError_t cudaMallocManaged(T **p, size_t siz
 
 static inline cudaError_t cuda_sim_free(void *p, int host, bool wait = true)
 {
+    CUDA_SIM_API;
     using namespace cuda_sim;
     init();
     if (!p)
@@ -1761,6 +1776,7 @@ enum cudaMemPoolAttr {
 inline unsigned long long cuda_sim_pool_attrs[9];
 static inline cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *pool, int device)
 {
+    CUDA_SIM_API;
     if (!pool)
         return cuda_sim::fail(cudaErrorInvalidValue);
     if (device != 0)
@@ -1771,6 +1787,7 @@ static inline cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *pool, int d
 static inline cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *pool, int device) { return cudaDeviceGetDefaultMemPool(pool, device); }
 static inline cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attr, void *value)
 {
+    CUDA_SIM_API;
     if (!pool || !value || attr < 1 || attr > 8)
         return cuda_sim::fail(cudaErrorInvalidValue);
     cuda_sim_pool_attrs[attr] = attr == cudaMemPoolAttrReleaseThreshold ? *(unsigned long long *)value : *(int *)value;
@@ -1778,6 +1795,7 @@ static inline cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t pool, cudaMemPoo
 }
 static inline cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attr, void *value)
 {
+    CUDA_SIM_API;
     if (!pool || !value || attr < 1 || attr > 8)
         return cuda_sim::fail(cudaErrorInvalidValue);
     if (attr <= 3)
@@ -1786,18 +1804,21 @@ static inline cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, cudaMemPoo
         *(unsigned long long *)value = cuda_sim_pool_attrs[attr];
     return cudaSuccess;
 }
-static inline cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, size_t) { return pool ? cudaSuccess : cuda_sim::fail(cudaErrorInvalidValue); }
+static inline cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, size_t) { CUDA_SIM_API; return pool ? cudaSuccess : cuda_sim::fail(cudaErrorInvalidValue); }
 template <class T> static inline cudaError_t cudaMallocAsync(T **p, size_t size, cudaStream_t)
 {
+    CUDA_SIM_API;
     return cuda_sim_malloc((void **)p, size, 0);
 }
 template <class T> static inline cudaError_t cudaMallocFromPoolAsync(T **p, size_t size, cudaMemPool_t, cudaStream_t s)
 {
+    CUDA_SIM_API;
     return cudaMallocAsync(p, size, s);
 }
 static inline cudaError_t cudaFreeAsync(void *p, cudaStream_t stream, const char *file = __builtin_FILE(),
                                         int line = __builtin_LINE())
 {
+    CUDA_SIM_API;
     using namespace cuda_sim;
     init();
     if (!p)
@@ -1820,6 +1841,7 @@ struct cudaPointerAttributes {
 };
 static inline cudaError_t cudaPointerGetAttributes(cudaPointerAttributes *attr, const void *p)
 {
+    CUDA_SIM_API;
     using namespace cuda_sim;
     init();
     if (!attr)
@@ -1885,6 +1907,7 @@ static inline void cuda_sim_do_copy(void *dst, const void *src, size_t n)
  * blocking streams, and done when it returns. */
 static inline cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, cudaMemcpyKind kind)
 {
+    CUDA_SIM_API;
     using namespace cuda_sim;
     init();
     if (n == 0)
@@ -1906,6 +1929,7 @@ static inline cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n, 
                                           cudaStream_t stream = 0, const char *file = __builtin_FILE(),
                                           int line = __builtin_LINE())
 {
+    CUDA_SIM_API;
     using namespace cuda_sim;
     init();
     if (n == 0)
@@ -1939,6 +1963,7 @@ static inline cudaError_t cuda_sim_memset_check(void *dst, size_t n, bool *manag
 static inline cudaError_t cudaMemsetAsync(void *dst, int value, size_t n, cudaStream_t stream = 0,
                                           const char *file = __builtin_FILE(), int line = __builtin_LINE())
 {
+    CUDA_SIM_API;
     using namespace cuda_sim;
     init();
     if (n == 0)
@@ -1960,12 +1985,14 @@ static inline cudaError_t cudaMemsetAsync(void *dst, int value, size_t n, cudaSt
 static inline cudaError_t cudaMemset(void *dst, int value, size_t n, const char *file = __builtin_FILE(),
                                      int line = __builtin_LINE())
 {
+    CUDA_SIM_API;
     return cudaMemsetAsync(dst, value, n, 0, file, line);
 }
 template <class T>
 static inline cudaError_t cudaMemcpyToSymbol(T &symbol, const void *src, size_t n, size_t offset = 0,
                                              cudaMemcpyKind = cudaMemcpyHostToDevice)
 {
+    CUDA_SIM_API;
     if (offset + n > sizeof(T))
         return cuda_sim::fail(cudaErrorInvalidValue);
     cuda_sim::complete_legacy();
@@ -1976,6 +2003,7 @@ template <class T>
 static inline cudaError_t cudaMemcpyFromSymbol(void *dst, const T &symbol, size_t n, size_t offset = 0,
                                                cudaMemcpyKind = cudaMemcpyDeviceToHost)
 {
+    CUDA_SIM_API;
     if (offset + n > sizeof(T))
         return cuda_sim::fail(cudaErrorInvalidValue);
     cuda_sim::complete_legacy();
@@ -1983,19 +2011,21 @@ static inline cudaError_t cudaMemcpyFromSymbol(void *dst, const T &symbol, size_
     return cudaSuccess;
 }
 
-static inline cudaError_t cudaDeviceSynchronize(void) { cuda_sim::complete_all(); return cuda_sim::synced(); }
+static inline cudaError_t cudaDeviceSynchronize(void) { CUDA_SIM_API; cuda_sim::complete_all(); return cuda_sim::synced(); }
 static inline cudaError_t cudaDeviceReset(void)
 {
+    CUDA_SIM_API;
     cuda_sim::complete_all();
     cuda_sim::S.sticky = cuda_sim::S.last_error = cudaSuccess; /* a new context */
     return cudaSuccess;
 }
-static inline cudaError_t cudaThreadSynchronize(void) { cuda_sim::complete_all(); return cuda_sim::synced(); }
-static inline cudaError_t cudaGetDeviceCount(int *n) { if (!n) return cuda_sim::fail(cudaErrorInvalidValue); *n = 1; return cudaSuccess; }
-static inline cudaError_t cudaSetDevice(int d) { return d == 0 ? cudaSuccess : cuda_sim::fail(cudaErrorInvalidDevice); }
-static inline cudaError_t cudaGetDevice(int *d) { if (!d) return cuda_sim::fail(cudaErrorInvalidValue); *d = 0; return cudaSuccess; }
+static inline cudaError_t cudaThreadSynchronize(void) { CUDA_SIM_API; cuda_sim::complete_all(); return cuda_sim::synced(); }
+static inline cudaError_t cudaGetDeviceCount(int *n) { CUDA_SIM_API; if (!n) return cuda_sim::fail(cudaErrorInvalidValue); *n = 1; return cudaSuccess; }
+static inline cudaError_t cudaSetDevice(int d) { CUDA_SIM_API; return d == 0 ? cudaSuccess : cuda_sim::fail(cudaErrorInvalidDevice); }
+static inline cudaError_t cudaGetDevice(int *d) { CUDA_SIM_API; if (!d) return cuda_sim::fail(cudaErrorInvalidValue); *d = 0; return cudaSuccess; }
 static inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int d)
 {
+    CUDA_SIM_API;
     if (!p)
         return cuda_sim::fail(cudaErrorInvalidValue);
     if (d != 0)
@@ -2035,6 +2065,7 @@ static inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int d)
 }
 static inline cudaError_t cudaDeviceGetAttribute(int *v, cudaDeviceAttr attr, int d)
 {
+    CUDA_SIM_API;
     cudaDeviceProp p;
     cudaError_t e = cudaGetDeviceProperties(&p, d);
     if (e != cudaSuccess || !v)
@@ -2070,6 +2101,7 @@ static inline cudaError_t cudaDeviceGetAttribute(int *v, cudaDeviceAttr attr, in
 }
 static inline cudaError_t cudaMemGetInfo(size_t *free_b, size_t *total)
 {
+    CUDA_SIM_API;
     if (free_b) *free_b = (size_t)4 << 30;
     if (total) *total = (size_t)4 << 30;
     return cudaSuccess;
@@ -2081,6 +2113,7 @@ static inline cudaError_t cudaDriverGetVersion(int *v) { *v = CUDART_VERSION; re
  * for it.  A query waits too (and so always answers cudaSuccess). */
 static inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned flags)
 {
+    CUDA_SIM_API;
     static int next = 16;
     if (!s) return cuda_sim::fail(cudaErrorInvalidValue);
     *s = new CUstream_st{next++, flags, {}};
@@ -2118,6 +2151,7 @@ typedef enum cudaLaunchAttributeID cudaStreamAttrID;
 inline cudaStreamAttrValue cuda_sim_stream_attrs[9];
 static inline cudaError_t cudaStreamSetAttribute(cudaStream_t, cudaStreamAttrID id, const cudaStreamAttrValue *v)
 {
+    CUDA_SIM_API;
     if (!v || (int)id < 1 || (int)id > 8)
         return cuda_sim::fail(cudaErrorInvalidValue);
     cuda_sim_stream_attrs[id] = *v;
@@ -2125,6 +2159,7 @@ static inline cudaError_t cudaStreamSetAttribute(cudaStream_t, cudaStreamAttrID 
 }
 static inline cudaError_t cudaStreamGetAttribute(cudaStream_t, cudaStreamAttrID id, cudaStreamAttrValue *v)
 {
+    CUDA_SIM_API;
     if (!v || (int)id < 1 || (int)id > 8)
         return cuda_sim::fail(cudaErrorInvalidValue);
     *v = cuda_sim_stream_attrs[id];
@@ -2134,10 +2169,12 @@ static inline cudaError_t cudaCtxResetPersistingL2Cache(void) { return cudaSucce
 
 static inline cudaError_t cudaStreamCreateWithPriority(cudaStream_t *s, unsigned flags, int)
 {
+    CUDA_SIM_API;
     return cudaStreamCreateWithFlags(s, flags);
 }
 static inline cudaError_t cudaStreamDestroy(cudaStream_t s)
 {
+    CUDA_SIM_API;
     using namespace cuda_sim;
     if (!s || s == cudaStreamLegacy || s == cudaStreamPerThread) return fail(cudaErrorInvalidResourceHandle);
     auto it = std::find(S.streams.begin(), S.streams.end(), s);
@@ -2150,6 +2187,7 @@ static inline cudaError_t cudaStreamDestroy(cudaStream_t s)
 }
 static inline cudaError_t cudaStreamSynchronize(cudaStream_t s)
 {
+    CUDA_SIM_API;
     using namespace cuda_sim;
     CUstream_st *st = stream_of(s);
     if (st == &S.legacy)
@@ -2161,6 +2199,7 @@ static inline cudaError_t cudaStreamSynchronize(cudaStream_t s)
 static inline cudaError_t cudaStreamQuery(cudaStream_t s) { return cudaStreamSynchronize(s); }
 static inline cudaError_t cudaStreamGetFlags(cudaStream_t s, unsigned *flags)
 {
+    CUDA_SIM_API;
     if (!flags) return cuda_sim::fail(cudaErrorInvalidValue);
     *flags = cuda_sim::stream_of(s)->flags;
     return cudaSuccess;
@@ -2168,6 +2207,7 @@ static inline cudaError_t cudaStreamGetFlags(cudaStream_t s, unsigned *flags)
 
 static inline cudaError_t cudaEventCreate(cudaEvent_t *e)
 {
+    CUDA_SIM_API;
     if (!e) return cuda_sim::fail(cudaErrorInvalidValue);
     *e = new CUevent_st{0.0, 0, {}};
     return cudaSuccess;
@@ -2178,6 +2218,7 @@ static inline cudaError_t cudaEventDestroy(cudaEvent_t e) { delete e; return cud
 static inline cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s = 0, const char *file = __builtin_FILE(),
                                           int line = __builtin_LINE())
 {
+    CUDA_SIM_API;
     if (!e) return cuda_sim::fail(cudaErrorInvalidResourceHandle);
     e->recorded = 0;
     e->op = cuda_sim::enqueue(s, "cudaEventRecord", nullptr, line, false, [e]() {
@@ -2189,10 +2230,12 @@ static inline cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s = 0, con
 }
 static inline cudaError_t cudaEventRecordWithFlags(cudaEvent_t e, cudaStream_t s = 0, unsigned = 0)
 {
+    CUDA_SIM_API;
     return cudaEventRecord(e, s);
 }
 static inline cudaError_t cudaEventSynchronize(cudaEvent_t e)
 {
+    CUDA_SIM_API;
     if (!e) return cuda_sim::fail(cudaErrorInvalidResourceHandle);
     cuda_sim::complete(e->op);
     return cuda_sim::synced();
@@ -2201,6 +2244,7 @@ static inline cudaError_t cudaEventQuery(cudaEvent_t e) { return cudaEventSynchr
 /* Later work on s waits for the event's marker (the work queued before it on its stream). */
 static inline cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned = 0)
 {
+    CUDA_SIM_API;
     if (!e) return cuda_sim::fail(cudaErrorInvalidResourceHandle);
     cuda_sim::OpRef marker = e->op;
     cuda_sim::OpRef wait = cuda_sim::enqueue(s, "cudaStreamWaitEvent", nullptr, 0, false, []() {});
@@ -2212,6 +2256,7 @@ static inline cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, uns
  * synchronized: cudaEventSynchronize(stop) before reading the time). */
 static inline cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b)
 {
+    CUDA_SIM_API;
     if (!ms || !a || !b) return cuda_sim::fail(cudaErrorInvalidValue);
     if (!a->op || !b->op) return cuda_sim::fail(cudaErrorInvalidResourceHandle);
     if (!a->recorded || !b->recorded) return cudaErrorNotReady; /* not an error: cudaGetLastError keeps quiet */
@@ -2223,6 +2268,7 @@ static inline cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEve
 typedef void (*cudaHostFn_t)(void *);
 static inline cudaError_t cudaLaunchHostFunc(cudaStream_t s, cudaHostFn_t fn, void *data)
 {
+    CUDA_SIM_API;
     if (!fn) return cuda_sim::fail(cudaErrorInvalidValue);
     cuda_sim::enqueue(s, "cudaLaunchHostFunc", nullptr, 0, false, [fn, data]() { fn(data); });
     return cudaSuccess;
@@ -2230,6 +2276,7 @@ static inline cudaError_t cudaLaunchHostFunc(cudaStream_t s, cudaHostFn_t fn, vo
 typedef void (*cudaStreamCallback_t)(cudaStream_t, cudaError_t, void *);
 static inline cudaError_t cudaStreamAddCallback(cudaStream_t s, cudaStreamCallback_t cb, void *data, unsigned)
 {
+    CUDA_SIM_API;
     if (!cb) return cuda_sim::fail(cudaErrorInvalidValue);
     cuda_sim::enqueue(s, "cudaStreamAddCallback", nullptr, 0, false, [s, cb, data]() { cb(s, cudaSuccess, data); });
     return cudaSuccess;
@@ -2239,6 +2286,7 @@ static inline cudaError_t cudaStreamAddCallback(cudaStream_t s, cudaStreamCallba
 /* Pitched (2D) memory: rows padded to a pitch of a multiple of 512 bytes, as on a GPU. */
 static inline cudaError_t cudaMallocPitch(void **p, size_t *pitch, size_t width, size_t height)
 {
+    CUDA_SIM_API;
     if (!p || !pitch)
         return cuda_sim::fail(cudaErrorInvalidValue);
     *pitch = (width + 511) / 512 * 512;
@@ -2246,6 +2294,7 @@ static inline cudaError_t cudaMallocPitch(void **p, size_t *pitch, size_t width,
 }
 template <class T> static inline cudaError_t cudaMallocPitch(T **p, size_t *pitch, size_t width, size_t height)
 {
+    CUDA_SIM_API;
     return cudaMallocPitch((void **)p, pitch, width, height);
 }
 /* height rows of width bytes, each pitch bytes after the one before; every row checked as a
@@ -2254,6 +2303,7 @@ static inline cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void
                                             size_t height, cudaMemcpyKind kind, cudaStream_t stream = 0,
                                             const char *file = __builtin_FILE(), int line = __builtin_LINE())
 {
+    CUDA_SIM_API;
     using namespace cuda_sim;
     init();
     if (width == 0 || height == 0)
@@ -2279,6 +2329,7 @@ static inline cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void
 static inline cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
                                        size_t height, cudaMemcpyKind kind)
 {
+    CUDA_SIM_API;
     cuda_sim::complete_legacy();
     cudaError_t e = cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, 0);
     cuda_sim::complete_legacy();
@@ -2287,6 +2338,7 @@ static inline cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src
 static inline cudaError_t cudaMemset2DAsync(void *p, size_t pitch, int value, size_t width, size_t height,
                                             cudaStream_t stream = 0)
 {
+    CUDA_SIM_API;
     if (pitch < width)
         return cuda_sim::fail(cudaErrorInvalidValue);
     for (size_t r = 0; r < height; r++) {
@@ -2298,6 +2350,7 @@ static inline cudaError_t cudaMemset2DAsync(void *p, size_t pitch, int value, si
 }
 static inline cudaError_t cudaMemset2D(void *p, size_t pitch, int value, size_t width, size_t height)
 {
+    CUDA_SIM_API;
     return cudaMemset2DAsync(p, pitch, value, width, height, 0);
 }
 
@@ -2305,6 +2358,7 @@ static inline cudaError_t cudaMemset2D(void *p, size_t pitch, int value, size_t 
 template <class F>
 static inline cudaError_t cudaOccupancyMaxPotentialBlockSize(int *min_grid, int *block, F, size_t = 0, int limit = 0)
 {
+    CUDA_SIM_API;
     if (!min_grid || !block)
         return cuda_sim::fail(cudaErrorInvalidValue);
     *block = limit > 0 && limit < 1024 ? limit : 1024;
@@ -2314,6 +2368,7 @@ static inline cudaError_t cudaOccupancyMaxPotentialBlockSize(int *min_grid, int 
 template <class F>
 static inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, F, int block_size, size_t = 0)
 {
+    CUDA_SIM_API;
     if (!blocks || block_size <= 0)
         return cuda_sim::fail(cudaErrorInvalidValue);
     *blocks = 1024 / block_size > 0 ? 1024 / block_size : 0;
@@ -2326,6 +2381,7 @@ enum cudaFuncAttribute {
 /* The dynamic shared memory a launch may use, opted into (up to 227 KiB, an H100's). */
 template <class F> static inline cudaError_t cudaFuncSetAttribute(F, cudaFuncAttribute attr, int value)
 {
+    CUDA_SIM_API;
     if (attr == cudaFuncAttributeMaxDynamicSharedMemorySize) {
         if (value < 0 || (size_t)value > 227 * 1024)
             return cuda_sim::fail(cudaErrorInvalidValue);
@@ -2346,6 +2402,7 @@ struct cudaFuncAttributes {
 };
 template <class F> static inline cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *a, F f)
 {
+    CUDA_SIM_API;
     if (!a || !f)
         return cuda_sim::fail(cudaErrorInvalidValue);
     memset(a, 0, sizeof *a);
@@ -2367,6 +2424,7 @@ enum cudaLimit {
 };
 static inline cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value)
 {
+    CUDA_SIM_API;
     if ((int)limit < 0 || (int)limit > 6)
         return cuda_sim::fail(cudaErrorInvalidValue);
     cuda_sim::S.limits[limit] = value;
@@ -2374,6 +2432,7 @@ static inline cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value)
 }
 static inline cudaError_t cudaDeviceGetLimit(size_t *value, cudaLimit limit)
 {
+    CUDA_SIM_API;
     if (!value || (int)limit < 0 || (int)limit > 6)
         return cuda_sim::fail(cudaErrorInvalidValue);
     static const size_t defaults[3] = { 1024, 1 << 20, 8 << 20 };
@@ -2392,6 +2451,7 @@ static inline cudaError_t cudaLaunchKernel(void (*f)(P...), dim3 grid, dim3 bloc
                                            cudaStream_t stream = 0, const char *file = __builtin_FILE(),
                                            int line = __builtin_LINE())
 {
+    CUDA_SIM_API;
     if (sizeof...(P) > 0 && !args)
         return cuda_sim::fail(cudaErrorInvalidValue);
     auto tuple = cuda_sim_launch_args<P...>(args, std::index_sequence_for<P...>{});
@@ -2409,12 +2469,14 @@ static inline cudaError_t cudaLaunchCooperativeKernel(void (*f)(P...), dim3 grid
                                                       size_t shmem = 0, cudaStream_t stream = 0,
                                                       const char *file = __builtin_FILE(), int line = __builtin_LINE())
 {
+    CUDA_SIM_API;
     return cudaLaunchKernel(f, grid, block, args, shmem, stream, file, line);
 }
 /* Managed memory hints: nothing to move in one address space.  A prefetch is queued on its
  * stream (the managed memory stays closed to the host until it has run). */
 static inline cudaError_t cudaMemPrefetchAsync(const void *, size_t, int, cudaStream_t stream = 0)
 {
+    CUDA_SIM_API;
     cuda_sim::enqueue(stream, "cudaMemPrefetchAsync", nullptr, 0, false, []() {});
     return cudaSuccess;
 }
@@ -2423,6 +2485,7 @@ enum cudaMemoryAdvise { cudaMemAdviseSetReadMostly = 1, cudaMemAdviseUnsetReadMo
 static inline cudaError_t cudaMemAdvise(const void *, size_t, cudaMemoryAdvise, int) { return cudaSuccess; }
 static inline cudaError_t cudaStreamAttachMemAsync(cudaStream_t, void *, size_t = 0, unsigned = cudaMemAttachSingle)
 {
+    CUDA_SIM_API;
     return cudaSuccess;
 }
 static inline cudaError_t cudaSetDeviceFlags(unsigned) { return cudaSuccess; }
@@ -2436,6 +2499,7 @@ struct cudaMemLocation {
 };
 static inline cudaError_t cudaMemPrefetchAsync(const void *p, size_t n, cudaMemLocation, unsigned, cudaStream_t stream = 0)
 {
+    CUDA_SIM_API;
     return cudaMemPrefetchAsync(p, n, 0, stream);
 }
 static inline cudaError_t cudaMemAdvise(const void *, size_t, cudaMemoryAdvise, cudaMemLocation) { return cudaSuccess; }
@@ -2444,17 +2508,18 @@ static inline cudaError_t cudaMemAdvise(const void *, size_t, cudaMemoryAdvise, 
 #define cudaHostRegisterDefault 0x00
 #define cudaHostRegisterPortable 0x01
 #define cudaHostRegisterMapped 0x02
-static inline cudaError_t cudaHostRegister(void *p, size_t, unsigned) { return p ? cudaSuccess : cuda_sim::fail(cudaErrorInvalidValue); }
+static inline cudaError_t cudaHostRegister(void *p, size_t, unsigned) { CUDA_SIM_API; return p ? cudaSuccess : cuda_sim::fail(cudaErrorInvalidValue); }
 /* Zero-copy: the device reaches mapped pinned host memory at the same address (as with
  * unified addressing on a GPU). */
 template <class T> static inline cudaError_t cudaHostGetDevicePointer(T **dev, void *host, unsigned flags)
 {
+    CUDA_SIM_API;
     if (!dev || !host || flags != 0)
         return cuda_sim::fail(cudaErrorInvalidValue);
     *dev = (T *)host;
     return cudaSuccess;
 }
-static inline cudaError_t cudaHostUnregister(void *p) { return p ? cudaSuccess : cuda_sim::fail(cudaErrorInvalidValue); }
+static inline cudaError_t cudaHostUnregister(void *p) { CUDA_SIM_API; return p ? cudaSuccess : cuda_sim::fail(cudaErrorInvalidValue); }
 
 /* Atomics scoped to a block or the system: the simulated threads never preempt one another,
  * so they are the plain ones. */

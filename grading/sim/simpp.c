@@ -25,7 +25,7 @@
  *       -> while ((::cuda_sim::tick(), (COND)))
  *   label:              (in a function, at the start of a statement: a goto's target)
  *       -> label: ::cuda_sim::tick();
- *   ) {                 (a function's body)
+ *   ) {                 (a function's body; not a struct's after __align__(N) or alignas(N))
  *       -> ) { ::cuda_sim::tick();
  *   (a loop iteration, a pass through a label and a call of a simulated thread, for the
  *   work record; nothing on the host)
@@ -69,6 +69,37 @@ static size_t space_before(size_t i)
     while (i > 0 && (isspace((unsigned char)src[i - 1]) || in_comment[i - 1]))
         i--;
     return i;
+}
+
+/* 1 when the word at src[s..e) is w */
+static int word_is(size_t s, size_t e, const char *w) { return e - s == strlen(w) && strncmp(src + s, w, e - s) == 0; }
+
+/* 1 when the ')' at src[i - 1] closes an alignment or attribute of a struct, as in
+ * `typedef struct __align__(16) {`: the brace after it opens the type, not a function's body. */
+static int type_attribute_before(size_t i)
+{
+    size_t k = i, e, s;
+    int d = 0;
+    while (k > 0) { /* back to the matching '(' */
+        k--;
+        if (in_comment[k])
+            continue;
+        if (src[k] == ')')
+            d++;
+        else if (src[k] == '(' && --d == 0)
+            break;
+    }
+    if (d != 0)
+        return 0;
+    for (e = space_before(k), s = e; s > 0 && is_id(src[s - 1]); s--)
+        ;
+    if (word_is(s, e, "__align__") || word_is(s, e, "alignas"))
+        return 1;
+    if (!word_is(s, e, "__attribute__") && !word_is(s, e, "__declspec"))
+        return 0;
+    for (e = space_before(s), s = e; s > 0 && is_id(src[s - 1]); s--)
+        ;
+    return word_is(s, e, "struct") || word_is(s, e, "union") || word_is(s, e, "class");
 }
 
 /* 1 when the token at src[i] starts a statement: after ';', '{' or '}' (or a label's ':'). */
@@ -413,8 +444,9 @@ int main(int argc, char **argv)
         }
         if (c == '{' && braces < (int)sizeof in_fn) {
             size_t b = space_before(pos);
-            int body = !(braces > 0 && in_fn[braces - 1]) && b > 0 && src[b - 1] == ')';
-            in_fn[braces] = (braces > 0 && in_fn[braces - 1]) || (b > 0 && src[b - 1] == ')');
+            int after_paren = b > 0 && src[b - 1] == ')' && !type_attribute_before(b);
+            int body = !(braces > 0 && in_fn[braces - 1]) && after_paren;
+            in_fn[braces] = (braces > 0 && in_fn[braces - 1]) || after_paren;
             braces++;
             if (body && !in_launch && !shared_pending) {
                 /* a function's body: a tick at every call (recursion is a loop too) */

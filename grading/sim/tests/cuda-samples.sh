@@ -4,7 +4,8 @@
 # DIR is a checkout of https://github.com/NVIDIA/cuda-samples (its Samples/*/NAME folders and
 # Common/), or a folder holding NAME/ folders and Common/ side by side.  Each sample named
 # (default: the runtime-API, one-GPU samples listed below, those that DIR has) is built with
-# grading/sim/simcc from all its .cu and .cpp files, with -I Common, nothing changed, and run
+# grading/sim/simcc from all its .cu and .cpp files, with -I Common (and -Xcompiler -fopenmp
+# where its sources include <omp.h>, as its CMakeLists adds OpenMP), nothing changed, and run
 # from its own folder (SAMPLE_TIMEOUT seconds, default 300).  A sample passes when it builds,
 # exits 0 and prints no failure.  One line per sample, then the count.  Not part of make test
 # (the samples are not in this repository); the figures it gave are in docs/benchmarks.md.
@@ -28,7 +29,7 @@ default=(vectorAdd clock simplePrintf asyncAPI template simpleAssert simpleVoteI
     matrixMul simpleTemplates simpleOccupancy cppOverload fp16ScalarProduct simpleCallback c++11_cuda simpleStreams
     concurrentKernels simpleZeroCopy simpleHyperQ simpleAttributes simpleCooperativeGroups systemWideAtomics
     simpleMultiCopy cppIntegration scan convolutionSeparable streamOrderedAllocation threadFenceReduction
-    alignedTypes LargeKernelParameter)
+    alignedTypes LargeKernelParameter cudaOpenMP)
 [ $# -gt 0 ] && default=("$@")
 
 find_sample() {  # NAME: its folder in DIR
@@ -46,8 +47,12 @@ for s in "${default[@]}"; do
     d=$(find_sample "$s") || continue
     tried=$((tried + 1))
     mapfile -t files < <(cd "$d" && ls -- *.cu *.cpp 2>/dev/null)
+    # a sample whose sources include <omp.h> is built with OpenMP, as its CMakeLists does
+    omp=()
+    (cd "$d" && grep -qsE '^[[:space:]]*#[[:space:]]*include[[:space:]]*<omp\.h>' -- *.cu *.cpp *.h *.cuh) &&
+        omp=(-Xcompiler -fopenmp)
     start=$SECONDS
-    if ! (cd "$d" && "$simcc" -O2 -I"$common" -o "$out/$s" "${files[@]}") >"$out/$s.build" 2>&1; then
+    if ! (cd "$d" && "$simcc" -O2 ${omp[@]+"${omp[@]}"} -I"$common" -o "$out/$s" "${files[@]}") >"$out/$s.build" 2>&1; then
         printf '%-26s BUILD FAILED  %s\n' "$s" "$(grep -m1 -E 'error|simcc:' "$out/$s.build" | cut -c1-110)"
         continue
     fi

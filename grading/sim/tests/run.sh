@@ -147,12 +147,13 @@ cudaLaunchKernel 30
 rounding 1 1.00000012 0 1"
 # What NVIDIA's samples use beyond the rooms: a clock64/clock spin ends, stream-ordered
 # allocation freed at the stream's turn, zero-copy, extern TYPE __shared__, __grid_constant__, __half2,
-# cudaFuncGetAttributes.
+# cudaFuncGetAttributes, structs declared with __align__(N).
 expect sampleapi 0 "clock spin ends: 1 1
 pool threshold kept 1; reversed + 100: 149 136 100
 freed at the stream's turn: cudaErrorInvalidDevicePointer
 half2 2 11
-kernel attributes: max threads 1024"
+kernel attributes: max threads 1024
+__align__ structs: size 16 align 16, size 8 align 8; z[5] 15 hi[7] 22"
 # Asynchrony: queued work runs at synchronizations, in stream, event and legacy-stream order;
 # a copy or a second stream not waited for shows old data, an unsynchronized event has no time
 # yet, and work never synchronized is reported at exit.
@@ -383,9 +384,11 @@ for h in cuda_fp8.h cooperative_groups/memcpy_async.h curand.h cub/cub.cuh cubla
 done
 
 # Thrust runs on its own CPU back end where the toolkit ships it (beside kernels, on
-# device_vector and on cudaMalloc'd memory), with -fopenmp on its OpenMP one; where no
+# device_vector and on cudaMalloc'd memory), with -fopenmp on its OpenMP one, and sorts
+# random data right (negative ints too: simcc corrects CCCL 3.0's radix sort); where no
 # toolkit is found it is refused with status 77.
-want_thrust="thrust: ok (sum 999000, 499500, scan 500500)"
+want_thrust="thrust: ok (sum 999000, 499500, scan 500500)
+sort 5000 random ints -49998..49899: wrong int 0 float 0 greater 0 by_key 0 host 0"
 for mode in cpp omp; do
     fl=(); [ $mode = omp ] && fl=(-Xcompiler -fopenmp)
     "$simcc" -O2 ${fl[@]+"${fl[@]}"} -o "$out/thrust_$mode" thrust.cu >"$out/thrust.build" 2>&1; rc=$?
@@ -399,12 +402,51 @@ for mode in cpp omp; do
         t_fail "Thrust ($mode): printed '$got'"
     fi
 done
+# Two files that use Thrust in one build: the toolkit (here a copy of its top folders, its
+# contents linked) is left as it was.
+tk=$(dirname "$(dirname "$(command -v "$nvcc" 2>/dev/null || echo /usr/local/cuda/bin/nvcc)")")
+for inc in "$tk/include/cccl" "$tk/include"; do [ -f "$inc/thrust/version.h" ] && break; done
+if [ -f "$inc/thrust/version.h" ]; then
+    rm -rf "$out/tk"; mkdir -p "$out/tk/include"
+    for sub in thrust cub cuda nv; do
+        [ -d "$inc/$sub" ] && mkdir "$out/tk/include/$sub" && ln -s "$inc/$sub"/* "$out/tk/include/$sub/"
+    done
+    printf '#include <thrust/device_vector.h>\nint twice_size(int n) { thrust::device_vector<int> v(n); return 2 * (int)v.size(); }\n' >"$out/thrust2.cu"
+    CUDA_HOME=$out/tk "$simcc" -O2 -o "$out/thrust_two" thrust.cu "$out/thrust2.cu" >"$out/thrust.build" 2>&1; rc=$?
+    added=$(find "$out/tk/include" -mindepth 2 -maxdepth 2 -newer "$out/thrust2.cu" | head -3)
+    if [ $rc -eq 0 ] && [ -z "$added" ] && [ ! -s "$out/thrust.build" ] && [ "$("$out/thrust_two" 2>&1)" = "$want_thrust" ]; then
+        t_pass "Thrust in two files of one build; the toolkit untouched"
+    else
+        t_fail "Thrust in two files: status $rc, added to the toolkit: '$added'"; head -3 "$out/thrust.build" | sed 's/^/        /'
+    fi
+    rm -rf "$out/tk"
+fi
 CUDA_HOME=/nonexistent "$simcc" -o "$out/thrust_none" thrust.cu >"$out/thrust.err" 2>&1; rc=$?
 if [ $rc -eq 77 ] && grep -q "^simcc: not simulated: Thrust" "$out/thrust.err" && ! grep -q error "$out/thrust.err"; then
     t_pass "Thrust without a toolkit refused (77)"
 else
     t_fail "Thrust without a toolkit: status $rc:"; head -3 "$out/thrust.err" | sed 's/^/        /'
 fi
+
+# OpenMP beside CUDA, as nvcc builds it: -Xcompiler -fopenmp, or -fopenmp to compile and
+# -lgomp to link; the threads of a parallel region call the runtime at the same time (each
+# call holds the simulator's lock) and every slice comes back right.
+want_omp="openmp: 4 threads, 20 rounds, 0 wrong, no error"
+for how in "-Xcompiler -fopenmp" "-fopenmp, then -lgomp"; do
+    if [ "$how" = "-Xcompiler -fopenmp" ]; then
+        "$simcc" -O2 -Xcompiler -fopenmp -o "$out/openmp" openmp.cu
+    else
+        "$simcc" -O2 -fopenmp -c -o "$out/openmp.o" openmp.cu && "$simcc" -o "$out/openmp" "$out/openmp.o" -lgomp
+    fi >"$out/openmp.build" 2>&1; rc=$?
+    if [ $rc -ne 0 ]; then
+        t_fail "openmp.cu ($how) does not build with simcc:"; sed 's/^/        /' "$out/openmp.build" | head -10
+    elif got=$(env -u OMP_THREAD_LIMIT OMP_DYNAMIC=false timeout 60 "$out/openmp" 2>&1) && [ "$got" = "$want_omp" ]; then
+        t_pass "OpenMP threads calling CUDA at once ($how)"
+    else
+        t_fail "OpenMP ($how): printed '$got'"
+    fi
+    rm -f "$out/openmp" "$out/openmp.o"
+done
 
 # Speed: the 2^20-float reduction in 256-thread blocks (a figure, checked against 2 s).
 if [ -x "$out/reduce" ]; then

@@ -1,5 +1,6 @@
 // What NVIDIA's cuda-samples need beyond the rooms: a clock spin that ends, stream-ordered
-// allocation, zero-copy, extern TYPE __shared__, __grid_constant__ and __half2 arithmetic.
+// allocation, zero-copy, extern TYPE __shared__, __grid_constant__, __half2 arithmetic and
+// structs declared with __align__(N) (the brace after it opens a type, not a function).
 #include "common.h"
 #include <cuda_fp16.h>
 
@@ -22,6 +23,16 @@ __global__ void reverse(const int *in, int *out, int n)
 struct params { int add[8]; };
 __global__ void add_params(__grid_constant__ const params p, int *out) { out[threadIdx.x] += p.add[threadIdx.x]; }
 __global__ void halves(__half2 *h) { h[0] = h[0] * h[1] + __half2(1.0f, -1.0f); }
+typedef struct __align__(16)
+{
+    unsigned int x, y, z;
+} padded3;
+typedef struct __align__(8) { unsigned short lo, hi; } pair8;
+__global__ void fill3(padded3 *a, pair8 *b)
+{
+    a[threadIdx.x].z = 3 * threadIdx.x;
+    b[threadIdx.x].hi = (unsigned short)(a[threadIdx.x].z + 1);
+}
 
 int main(void)
 {
@@ -69,6 +80,16 @@ int main(void)
     cudaFuncAttributes fa;
     CHECK(cudaFuncGetAttributes(&fa, halves));
     printf("kernel attributes: max threads %d\n", fa.maxThreadsPerBlock);
+    padded3 *a3;
+    pair8 *b8;
+    CHECK(cudaMallocManaged(&a3, 8 * sizeof(padded3)));
+    CHECK(cudaMallocManaged(&b8, 8 * sizeof(pair8)));
+    fill3<<<1, 8>>>(a3, b8);
+    CHECK(cudaDeviceSynchronize());
+    printf("__align__ structs: size %zu align %zu, size %zu align %zu; z[5] %u hi[7] %u\n", sizeof(padded3),
+           alignof(padded3), sizeof(pair8), alignof(pair8), a3[5].z, (unsigned)b8[7].hi);
+    CHECK(cudaFree(a3));
+    CHECK(cudaFree(b8));
     CHECK(cudaFreeHost(host_mapped));
     CHECK(cudaFree(t));
     CHECK(cudaFree(h));

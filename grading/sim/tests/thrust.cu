@@ -1,7 +1,11 @@
 // Thrust beside hand-written kernels: device_vector, raw pointers into a kernel, device_ptr over cudaMalloc,
 // a transform with a functor, a reduction, a sort, an inclusive scan, and a kernel result read by Thrust
-// without an explicit synchronization (the default stream orders them on a GPU).
+// without an explicit synchronization (the default stream orders them on a GPU).  Then sorts of random
+// data, negative numbers among them (int and float keys, ascending and descending, by key, on the device
+// and the host), each checked against std::sort: sorted, and the same values.
+#include <algorithm>
 #include <cstdio>
+#include <vector>
 #include <thrust/device_vector.h>
 #include <thrust/host_vector.h>
 #include <thrust/device_ptr.h>
@@ -17,6 +21,48 @@ __global__ void fill(int *a, int n) {
     if (i < n) a[i] = (i * 7919) % n;
 }
 struct twice { __host__ __device__ int operator()(int x) const { return 2 * x; } };
+
+static unsigned lcg = 2024;
+static int next_random() { lcg = lcg * 1664525u + 1013904223u; return (int)(lcg >> 8) % 100000 - 50000; }
+
+template <class T> static int differ(const thrust::host_vector<T> &got, std::vector<T> want) {
+    std::sort(want.begin(), want.end());
+    int bad = got.size() != want.size();
+    for (size_t i = 0; i < want.size() && i < got.size(); i++) bad += got[i] != want[i];
+    return bad;
+}
+
+// Sorts of n random values; prints the wrong elements of each and returns their sum.
+static int random_sorts(int n) {
+    std::vector<int> in(n), idx(n);
+    std::vector<float> fin(n);
+    for (int i = 0; i < n; i++) { in[i] = next_random(); fin[i] = next_random() / 64.0f; idx[i] = i; }
+    thrust::device_vector<int> d(in.begin(), in.end());
+    thrust::sort(d.begin(), d.end());
+    int bad_int = differ<int>(d, in);
+    thrust::device_vector<float> f(fin.begin(), fin.end());
+    thrust::sort(f.begin(), f.end());
+    int bad_float = differ<float>(f, fin);
+    thrust::device_vector<int> down(in.begin(), in.end());
+    thrust::sort(down.begin(), down.end(), thrust::greater<int>());
+    thrust::host_vector<int> up(down.rbegin(), down.rend());
+    int bad_greater = differ<int>(up, in);
+    // by key: the keys sorted, each value the index its key came from, each index once
+    thrust::device_vector<int> k(in.begin(), in.end()), v(idx.begin(), idx.end());
+    thrust::sort_by_key(k.begin(), k.end(), v.begin());
+    thrust::host_vector<int> hk = k, hv = v;
+    int bad_key = differ<int>(hk, in);
+    std::vector<int> seen(hv.begin(), hv.end());
+    std::sort(seen.begin(), seen.end());
+    for (int i = 0; i < n; i++) bad_key += seen[i] != i || hv[i] < 0 || hv[i] >= n || in[hv[i]] != hk[i];
+    thrust::host_vector<int> h(in.begin(), in.end());
+    thrust::sort(h.begin(), h.end());
+    int bad_host = differ<int>(h, in);
+    int lo = d[0], hi = d[n - 1];
+    printf("sort %d random ints %d..%d: wrong int %d float %d greater %d by_key %d host %d\n", n, lo, hi, bad_int,
+           bad_float, bad_greater, bad_key, bad_host);
+    return bad_int + bad_float + bad_greater + bad_key + bad_host;
+}
 
 int main() {
     const int n = 1000;
@@ -43,5 +89,6 @@ int main() {
     bad += h[n - 1] != 2 * (n - 1);
     cudaFree(raw);
     printf("thrust: %s (sum %ld, %ld, scan %d)\n", bad ? "WRONG" : "ok", s, s2, last);
+    bad += random_sorts(5000);
     return bad != 0;
 }
