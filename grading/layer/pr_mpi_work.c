@@ -52,6 +52,21 @@ static struct {
 
 static __thread int pw_depth;
 
+/* The collective functions this rank called (on two ranks or more), each once: the
+ * wrappers' __func__ ("PMPI_Allreduce"), compared by address. */
+#define PW_MAX_KINDS 16
+static const char *pw_kinds[PW_MAX_KINDS];
+static int pw_nkinds;
+
+static void pw_kind(const char *pname)
+{
+    for (int i = 0; i < pw_nkinds; i++)
+        if (pw_kinds[i] == pname)
+            return;
+    if (pw_nkinds < PW_MAX_KINDS)
+        pw_kinds[pw_nkinds++] = pname;
+}
+
 
 static double pw_cpu(void)
 {
@@ -118,13 +133,19 @@ static void pw_write(const char *how)
 {
     if (pw.fd < 0)
         return;
-    char line[512];
+    char line[1000], calls[400] = "-";
+    for (int i = 0, at = 0; i < pw_nkinds; i++) { /* "MPI_Allreduce,MPI_Bcast" */
+        int w = snprintf(calls + at, sizeof calls - (size_t)at, "%s%s", i ? "," : "", pw_kinds[i] + 1);
+        if (w < 0 || (size_t)(at + w) >= sizeof calls)
+            break;
+        at += w;
+    }
     double compute = pw_cpu() - pw.start - pw.in_mpi;
     int n = snprintf(line, sizeof line,
                      "rank=%d compute=%.6f mpi=%.6f sends=%lld bytes_sent=%lld recvs=%lld bytes_recv=%lld "
-                     "collectives=%lld bytes_coll=%lld %s=1\n",
+                     "collectives=%lld bytes_coll=%lld calls=%s %s=1\n",
                      pw.rank, compute > 0 ? compute : 0, pw.in_mpi, pw.sends, pw.bytes_sent, pw.recvs, pw.bytes_recv,
-                     pw.colls, pw.bytes_coll, how);
+                     pw.colls, pw.bytes_coll, calls, how);
     if (ftruncate(pw.fd, 0) == 0 && n > 0 && pwrite(pw.fd, line, (size_t)n, 0) == n) {
     }
     close(pw.fd);
@@ -211,7 +232,7 @@ static int pw_other(MPI_Comm comm, int peer)
 #define COLL(bytes) \
     do { \
         if (OUTER && pw_comm_size(comm) > 1) \
-            pw.colls++, pw.bytes_coll += (bytes); \
+            pw.colls++, pw.bytes_coll += (bytes), pw_kind(__func__); \
     } while (0)
 
 /* PMPI_name counts (before) and calls the library; MPI_name calls PMPI_name. */

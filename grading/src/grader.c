@@ -1108,6 +1108,8 @@ static void method_check(const grade_context *grading, const task_meta *task, co
                 break;
             case METHOD_RANKS:
                 rr->message = work_check_ranks(rr->work, ref_work, asked);
+                if (!rr->message && (task->method_calls || task->method_collectives > 0))
+                    rr->message = work_check_calls(rr->work, ref_work, task->method_calls, task->method_collectives);
                 break;
             default:
                 rr->message = work_check(rr->work, ref_work, asked, plan->method == METHOD_PROCESSES);

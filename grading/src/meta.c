@@ -474,6 +474,17 @@ static int on_ini_entry(void *user, const char *section, const char *name, const
             return fail(st, "[%s]: method '%s' is not one the grader checks (known: threads processes ranks gpu)",
                         section, value);
         set_text(&t->method, value);
+    } else if (strcmp(name, "method_calls") == 0) {
+        for (const char *p = value; *p; p++)
+            if (!(isalnum((unsigned char)*p) || *p == '_' || *p == ' '))
+                return fail(st, "[%s]: method_calls '%s' is not a list of MPI function names", section, value);
+        set_text(&t->method_calls, value);
+    } else if (strcmp(name, "method_collectives") == 0) {
+        char *end = NULL;
+        double limit = strtod(value, &end);
+        if (end == value || *end != '\0' || !(limit >= 1 && limit <= 100))
+            return fail(st, "[%s]: method_collectives '%s' is not a ratio in [1, 100]", section, value);
+        t->method_collectives = limit;
     } else if (strcmp(name, "perf_time") == 0) {
         set_text(&t->perf_time, value);
     } else if (strcmp(name, "perf_hint") == 0) {
@@ -492,7 +503,8 @@ static int on_ini_entry(void *user, const char *section, const char *name, const
         t->perf_limit = limit;
     } else {
         return fail(st, "[%s]: unknown key '%s' (known: title source kind runs timeout hint1..hint9 libs "
-                        "perf perf_time perf_limit perf_repeats perf_hint method method_run)", section, name);
+                        "perf perf_time perf_limit perf_repeats perf_hint method method_run method_calls "
+                        "method_collectives)", section, name);
     }
     return 1;
 }
@@ -645,7 +657,7 @@ void workbook_free(workbook *wb)
             if (t->method_run)
                 config_free(t->method_run);
             free(t->method_run);
-            free(t->method);
+            free(t->method), free(t->method_calls);
             for (int h = 0; h < MAX_HINTS; h++)
                 free(t->hints[h]);
             for (int c = 0; c < t->nconfigs; c++)

@@ -91,6 +91,8 @@ typedef struct {
     char *perf_hint;   /* why such a version is slow (the lesson's words), or NULL */
     char *method;      /* what must hold of how the work was spread ("threads", "processes", "ranks", "gpu"), or NULL */
     run_config *method_run; /* where the method is judged, or NULL: the perf configuration */
+    char *method_calls;     /* method = ranks: MPI collectives every rank must call (as the reference's), or NULL */
+    double method_collectives; /* method = ranks: at most this many times the reference's collectives (0: any) */
 } task_meta;
 
 typedef struct {

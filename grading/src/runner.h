@@ -61,6 +61,7 @@ typedef struct {
     double compute;        /* CPU seconds outside MPI calls */
     double mpi;            /* CPU seconds inside them */
     long long sends, bytes_sent, recvs, bytes_recv, colls, bytes_coll;
+    char calls[400];       /* the collectives it called, "MPI_Allreduce,MPI_Bcast" ("" or "-": none) */
 } rank_work;
 
 /* A simulated CUDA program's kernels, from the simulator's record (grading/sim/cuda_sim.h,

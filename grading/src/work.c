@@ -153,7 +153,7 @@ void work_read_ranks(const char *dir, const char *prefix, run_work *w)
         free(path);
         if (!f)
             continue;
-        char line[1024];
+        char line[1200];
         rank_work *rk = &w->ranks[r];
         if (fgets(line, sizeof line, f)) {
             rk->seen = 1;
@@ -180,6 +180,8 @@ void work_read_ranks(const char *dir, const char *prefix, run_work *w)
                     rk->colls = strtoll(v, NULL, 10);
                 else if (strcmp(word, "bytes_coll") == 0)
                     rk->bytes_coll = strtoll(v, NULL, 10);
+                else if (strcmp(word, "calls") == 0)
+                    snprintf(rk->calls, sizeof rk->calls, "%s", v);
                 else if (strcmp(word, "finalized") == 0 || strcmp(word, "exit") == 0)
                     rk->ended = 1;
             }
@@ -284,6 +286,42 @@ static work_list sorted_compute(const run_work *w, double *into)
             into[j - 1] = t;
         }
     return (work_list){ into, w->nranks };
+}
+
+/* Whether the comma list `list` holds `name`. */
+static int listed(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = list; (p = strstr(p, name)) != NULL; p += n)
+        if ((p == list || p[-1] == ',') && (p[n] == '\0' || p[n] == ','))
+            return 1;
+    return 0;
+}
+
+char *work_check_calls(const run_work *task, const run_work *ref, const char *calls, double max_colls)
+{
+    if (!ref || ref->nranks == 0 || task->nranks == 0)
+        return NULL;
+    for (int r = 0; r < ref->nranks && r < WORK_MAX_RANKS; r++) {
+        const rank_work *mine = &task->ranks[r], *theirs = &ref->ranks[r];
+        if (!theirs->seen || !mine->seen)
+            continue;
+        char *names = xstrdup(calls ? calls : "");
+        for (char *save = NULL, *name = strtok_r(names, " ,", &save); name; name = strtok_r(NULL, " ,", &save))
+            if (listed(theirs->calls, name) && !listed(mine->calls, name)) {
+                char *why = xasprintf("right results, but rank %d never called %s, which the task is about (the "
+                                      "reference's rank %d does): the lesson's method is part of the task",
+                                      r, name, r);
+                free(names);
+                return why;
+            }
+        free(names);
+        if (max_colls > 0 && theirs->colls > 0 && (double)mine->colls > max_colls * (double)theirs->colls + 2)
+            return xasprintf("right results, but rank %d took part in %lld collectives where the reference's rank "
+                             "%d took part in %lld: the task is about communicating less often",
+                             r, mine->colls, r, theirs->colls);
+    }
+    return NULL;
 }
 
 char *work_check_ranks(const run_work *task, const run_work *ref, int asked)

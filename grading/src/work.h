@@ -52,6 +52,11 @@ char *work_check(const run_work *task, const run_work *ref, int asked, int proce
  * rule as threads.  Outside MPI: a rank waiting in MPI spins on its core, so CPU time in all
  * would show a rank that does nothing as busy. */
 char *work_check_ranks(const run_work *task, const run_work *ref, int asked);
+/* tasks.ini's method_calls and method_collectives, at the same run: every rank calls each of
+ * `calls` (MPI collectives, space-separated) that the reference's same rank calls, and takes
+ * part in at most max_colls times the reference's collectives, plus 2 (0: no limit).  NULL
+ * when it holds, else why not. */
+char *work_check_calls(const run_work *task, const run_work *ref, const char *calls, double max_colls);
 /* "4 ranks, computing 26/25/25/24 % of 0.31 s CPU outside MPI; messages sent 0/1/1/1,
  * collectives 2/2/2/2, 24 B handed to MPI" (a new string), or NULL when not measured. */
 char *work_ranks_summary(const run_work *w);

@@ -14,7 +14,8 @@
 #      rank 0 doing all the work of an MPI task (03 tasks 1 and 3), with or without the
 #      other ranks calling the collective: "rank 0 did ... of the computing", "never called
 #      MPI"; one GPU thread summing a whole array (04 task2, simulated): "half of the GPU's
-#      work was done by ... threads";
+#      work was done by ... threads"; an allreduce every micro-step where the task groups
+#      them (06 task11), a full allreduce where it reduce-scatters (06 task12);
 #   5. the draw itself: printed, stored in the report, repeated exactly by SEED=, another
 #      seed draws other sizes; a bad SEED is a usage error (exit 2);
 #   6. an instructor's private tasks.ini overlay replaces the runs (a replay table built from
@@ -302,6 +303,40 @@ if [ -s "$tmp/onethread/04_cuda/task2.cu" ]; then
         t_fail "the CUDA solution at that draw: $(statuses "$tmp/honest-gpu.json"; head -12 "$tmp/honest-gpu.log")"; fi
 else
     t_fail "could not write a one-thread 04 task2 (the solution changed?)"
+fi
+
+# ---- 4d: the collectives a task is about (tasks.ini's method_calls, method_collectives) ---
+# 06 task11 with an allreduce every micro-step (the same numbers, none of the saving), and
+# 06 task12 with a full allreduce in place of the reduce-scatter (no sharding of the sums).
+mkdir -p "$tmp/collectives/06_data_parallel"
+python3 - solutions/06_data_parallel/task11.c solutions/06_data_parallel/task12.c "$tmp/collectives/06_data_parallel" <<'PY'
+import sys
+s = open(sys.argv[1]).read()
+old = "        int ends_group = (micro + 1) % accum == 0 || start + size == n;\n"
+if old not in s:
+    sys.exit("06_data_parallel/task11.c: the end of a group was not found")
+extra = ("        { /* an allreduce every micro-step */\n            static double *every;\n"
+         "            if (!every)\n                every = calloc((size_t)L->count + 1, sizeof *every);\n"
+         "            MPI_Allreduce(w->acc, every, (int)L->count + 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);\n        }\n")
+open(sys.argv[3] + "/task11.c", "w").write(s.replace(old, old + extra))
+s = open(sys.argv[2]).read()
+old = "    MPI_Reduce_scatter(z->local, z->mine, z->counts, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);\n"
+if old not in s:
+    sys.exit("06_data_parallel/task12.c: the reduce-scatter was not found")
+full = ("    { /* a full allreduce, then this rank's slice */\n        static double *all;\n"
+        "        if (!all)\n            all = calloc((size_t)L->count, sizeof *all);\n"
+        "        MPI_Allreduce(z->local, all, (int)L->count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);\n"
+        "        memcpy(z->mine, all + z->displs[z->rank], (size_t)mine * sizeof(double));\n    }\n")
+open(sys.argv[3] + "/task12.c", "w").write(s.replace(old, full))
+PY
+if [ -s "$tmp/collectives/06_data_parallel/task12.c" ]; then
+    grade_as collectives 6666 06_data_parallel/task11 06_data_parallel/task12
+    expect_fail collectives 06_data_parallel/task11 "took part in [0-9]+ collectives where the reference's rank [0-9] took part in [0-9]+" \
+        "an allreduce every micro-step in the gradient accumulation task"
+    expect_fail collectives 06_data_parallel/task12 "never called MPI_Reduce_scatter, which the task is about" \
+        "a full allreduce in the ZeRO task"
+else
+    t_fail "could not write the collective cheats of 06 tasks 11 and 12"
 fi
 
 # ---- 5: the draw --------------------------------------------------------------------

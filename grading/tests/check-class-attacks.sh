@@ -117,7 +117,7 @@ attack() {
     fi
     mkdir -p "$fs/tmp" "$fs/out"
     chmod 1777 "$fs/tmp" "$fs/out"
-    local run=(env TMPDIR="$fs/tmp" CLASS_OUT="$fs/out" ROOM=01 JOBS=2 SANDBOX=$sandbox PERF=off
+    local run=(env TMPDIR="$fs/tmp" CLASS_OUT="$fs/out" ROOM=01 JOBS=2 "SANDBOX=$sandbox" PERF=off
                bash grading/tools/grade-class.sh "$subs")
     if [ "$as" = nobody ]; then
         chown 65534:65534 "$fs/tmp" "$fs/out"

@@ -321,6 +321,13 @@ static void test_room_load_perf(void)
     CU_ASSERT_STRING_EQUAL(room.tasks[0].perf_hint, "why it is slow");
     free_room(&room);
     free(ini);
+    /* the collectives a ranks method asks for */
+    ini = xasprintf("%smethod_calls = MPI_Reduce_scatter MPI_Allgatherv\nmethod_collectives = 1.2\n", base);
+    CU_ASSERT_EQUAL_FATAL(load_ini(ini, &room, err, sizeof err), 0);
+    CU_ASSERT_STRING_EQUAL(room.tasks[0].method_calls, "MPI_Reduce_scatter MPI_Allgatherv");
+    CU_ASSERT_DOUBLE_EQUAL(room.tasks[0].method_collectives, 1.2, 1e-12);
+    free_room(&room);
+    free(ini);
     /* without perf keys: no verdict, and the default limit */
     CU_ASSERT_EQUAL_FATAL(load_ini(base, &room, err, sizeof err), 0);
     CU_ASSERT_PTR_NULL(room.tasks[0].perf);
@@ -331,6 +338,8 @@ static void test_room_load_perf(void)
         { "perf = threads=2\n", "has perf but no perf_time" },
         { "perf_time = x\n", "has perf_time but no perf" },
         { "perf = n=5\nperf_time = x\nperf_limit = 0.5\n", "perf_limit '0.5'" },
+        { "method_collectives = 0.9\n", "method_collectives '0.9'" },
+        { "method_calls = MPI_Bcast; rm\n", "is not a list of MPI function names" },
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         ini = xasprintf("%s%s", base, bad[i][0]);
@@ -918,6 +927,33 @@ static void test_work_check_ranks(void)
     small.ranks[0].compute = 0.004, small.ranks[1].compute = 0.002;
     small_task.ranks[0].compute = 0.006, small_task.ranks[1].compute = 0;
     CU_ASSERT_PTR_NULL(work_check_ranks(&small_task, &small, 2));
+    /* method_calls and method_collectives: the collectives the task is about */
+    write_rank(dir, 0, "rank=0 compute=0.6 collectives=3 bytes_coll=2000000 calls=MPI_Reduce_scatter,MPI_Allgatherv "
+                       "finalized=1\n");
+    write_rank(dir, 1, "rank=1 compute=0.3 collectives=3 bytes_coll=2000000 calls=MPI_Reduce_scatter,MPI_Allgatherv "
+                       "finalized=1\n");
+    run_work zero = { 0 }, full = { 0 };
+    work_read_ranks(dir, "rank", &zero);
+    CU_ASSERT_STRING_EQUAL(zero.ranks[1].calls, "MPI_Reduce_scatter,MPI_Allgatherv");
+    CU_ASSERT_PTR_NULL(work_check_calls(&zero, &zero, "MPI_Reduce_scatter MPI_Allgatherv", 1.2));
+    full = zero;
+    snprintf(full.ranks[1].calls, sizeof full.ranks[1].calls, "MPI_Allreduce,MPI_Allgatherv");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(why = work_check_calls(&full, &zero, "MPI_Reduce_scatter MPI_Allgatherv", 0));
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "rank 1 never called MPI_Reduce_scatter"));
+    free(why);
+    CU_ASSERT_PTR_NULL(work_check_calls(&full, &zero, "MPI_Allgatherv", 0));
+    /* a name only as part of another (MPI_Allgather in MPI_Allgatherv) does not count */
+    snprintf(full.ranks[0].calls, sizeof full.ranks[0].calls, "MPI_Allgatherv");
+    snprintf(zero.ranks[0].calls, sizeof zero.ranks[0].calls, "MPI_Allgather");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(why = work_check_calls(&full, &zero, "MPI_Allgather", 0));
+    free(why);
+    full = zero;
+    full.ranks[0].colls = 12; /* four times the reference's 3 */
+    CU_ASSERT_PTR_NOT_NULL_FATAL(why = work_check_calls(&full, &zero, NULL, 1.5));
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "rank 0 took part in 12 collectives where the reference's rank 0 took part in 3"));
+    free(why);
+    full.ranks[0].colls = 5; /* within 1.5 times and 2 */
+    CU_ASSERT_PTR_NULL(work_check_calls(&full, &zero, NULL, 1.5));
     /* a record with junk is read as far as it goes */
     write_rank(dir, 0, "rank=0 compute=nan sends=x junk finalized=1\n");
     work_read_ranks(dir, "rank", &task);
