@@ -149,7 +149,7 @@ step_probe() {
 # (the groups: about even shares of the times measured on an H200 on 2026-11-28)
 step_room04() {
     gradeset room04 --tasks-from solutions --expect pass -- \
-        04_cuda/task1,04_cuda/task8 04_cuda/task2,04_cuda/task6,04_cuda/task9 04_cuda/task3,04_cuda/task7 04_cuda/task4,04_cuda/task5
+        04_cuda/task1,04_cuda/task8,04_cuda/task10 04_cuda/task2,04_cuda/task6,04_cuda/task9 04_cuda/task3,04_cuda/task7 04_cuda/task4,04_cuda/task5
 }
 step_room05_06() {
     gradeset room05-06 --tasks-from solutions --expect pass --max-ranks 2 -- \
