@@ -80,6 +80,11 @@ typedef struct {
     long long ld_requests, ld_sectors, st_requests, st_sectors, sh_ld_requests, sh_ld_wavefronts;
     long long sh_st_requests, sh_st_wavefronts, atomics, atomic_conflicts, ld_bytes, st_bytes;
     char worst[160];               /* the source line of the worst access ("" when none) */
+    int nkernels;                  /* each kernel's own global sectors, by name (the first 16 named) */
+    struct {
+        char name[96];
+        long long sectors;
+    } kernel[16];
 } gpu_work;
 
 #define WORK_MAX 512  /* threads and processes followed in one run */

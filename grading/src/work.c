@@ -564,17 +564,32 @@ static void read_profile_record(FILE *f, run_work *w)
         if (strncmp(line, "profile ", 8) != 0)
             continue;
         g->mem_seen++;
+        long long sectors = 0;
+        int k_at = -1; /* this line's kernel in g->kernel[] */
         for (char *tok = strtok(line + 8, " \n"); tok; tok = strtok(NULL, " \n")) {
             char *eq = strchr(tok, '=');
-            if (!eq)
+            if (!eq) { /* the kernel's name, first on the line */
+                for (int i = 0; i < g->nkernels && k_at < 0; i++)
+                    if (strcmp(g->kernel[i].name, tok) == 0)
+                        k_at = i;
+                if (k_at < 0 && g->nkernels < (int)(sizeof g->kernel / sizeof g->kernel[0])) {
+                    k_at = g->nkernels++;
+                    snprintf(g->kernel[k_at].name, sizeof g->kernel[k_at].name, "%s", tok);
+                    g->kernel[k_at].sectors = 0;
+                }
                 continue;
+            }
             *eq = '\0';
+            if (strcmp(tok, "ld_sectors") == 0 || strcmp(tok, "st_sectors") == 0)
+                sectors += atoll(eq + 1);
             for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
                 if (strcmp(tok, keys[k]) == 0)
                     *sums[k] += atoll(eq + 1);
             if (strcmp(tok, "worst") == 0 && strcmp(eq + 1, "-") != 0 && !g->worst[0])
                 snprintf(g->worst, sizeof g->worst, "%s", eq + 1);
         }
+        if (k_at >= 0)
+            g->kernel[k_at].sectors += sectors;
     }
 }
 
@@ -586,6 +601,7 @@ void work_read_profile(const char *dir, const char *prefix, run_work *w)
     g->sh_ld_requests = g->sh_ld_wavefronts = g->sh_st_requests = g->sh_st_wavefronts = 0;
     g->atomics = g->atomic_conflicts = g->ld_bytes = g->st_bytes = 0;
     g->worst[0] = '\0';
+    g->nkernels = 0;
     each_record(dir, prefix, 0, read_profile_record, w);
 }
 
@@ -638,6 +654,26 @@ char *work_check_traffic(const gpu_work *t, const gpu_work *r)
                      "%lld (%.1f %%): too little to have done the work; the GPU must read the inputs and compute "
                      "the result, not copy one the CPU computed",
                      tg, rg, rg > 0 ? 100.0 * (double)tg / (double)rg : 0.0);
+}
+
+char *work_check_kernels(const gpu_work *t, const gpu_work *r)
+{
+    if (!t->mem_seen || !r->mem_seen)
+        return NULL;
+    for (int i = 0; i < r->nkernels; i++) {
+        long long theirs = r->kernel[i].sectors, mine = 0;
+        if (theirs < WORK_KERNEL_MIN_SECTORS)
+            continue; /* too little to judge */
+        for (int j = 0; j < t->nkernels; j++)
+            if (strcmp(t->kernel[j].name, r->kernel[i].name) == 0)
+                mine = t->kernel[j].sectors;
+        if (mine * WORK_TRAFFIC_FLOOR < theirs)
+            return xasprintf("right results, but the kernel %s moved %lld sectors of GPU memory where the "
+                             "reference's moved %lld: its work was done somewhere else (on the CPU?); each kernel "
+                             "the task asks for does its own part on the GPU",
+                             r->kernel[i].name, mine, theirs);
+    }
+    return NULL;
 }
 
 char *work_profile_summary(const run_work *task, const run_work *ref)

@@ -107,6 +107,13 @@ int work_counts_slow(const gpu_work *task, const gpu_work *ref, double limit, co
  * and handed to a kernel that only copies it).  Better reuse than the reference's (larger
  * tiles, registers) stays far above that floor. */
 #define WORK_TRAFFIC_FLOOR 16
+/* The same floor kernel by kernel (by name), for each kernel of the reference that moved at
+ * least this many sectors: a kernel left empty while the CPU does its part FAILs. */
+#define WORK_KERNEL_MIN_SECTORS 256
 char *work_check_traffic(const gpu_work *task, const gpu_work *ref);
+/* Kernel by kernel: each of the reference's kernels that moved WORK_KERNEL_MIN_SECTORS or more
+ * moves at least 1/WORK_TRAFFIC_FLOOR of that in the task's run (a kernel of the same name);
+ * NULL when it holds, else why not. */
+char *work_check_kernels(const gpu_work *t, const gpu_work *r);
 
 #endif

@@ -16,6 +16,8 @@
 #      MPI"; one GPU thread summing a whole array (04 task2, simulated): "half of the GPU's
 #      work was done by ... threads"; an allreduce every micro-step where the task groups
 #      them (06 task11), a full allreduce where it reduce-scatters (06 task12);
+#      a kernel left empty while the host does its part (04 task10, simulated):
+#      "the kernel ... moved ... sectors";
 #   5. the draw itself: printed, stored in the report, repeated exactly by SEED=, another
 #      seed draws other sizes; a bad SEED is a usage error (exit 2);
 #   6. an instructor's private tasks.ini overlay replaces the runs (a replay table built from
@@ -303,6 +305,34 @@ if [ -s "$tmp/onethread/04_cuda/task2.cu" ]; then
         t_fail "the CUDA solution at that draw: $(statuses "$tmp/honest-gpu.json"; head -12 "$tmp/honest-gpu.log")"; fi
 else
     t_fail "could not write a one-thread 04 task2 (the solution changed?)"
+fi
+
+# ---- 4c': a kernel left empty while the CPU does its part (simulated CUDA, kernel by kernel) ---
+# 04 task10: TODO 2's kernel does nothing, and the scaffolding makes the trip through half
+# on the host; the other kernel's traffic hides it in the totals.
+mkdir -p "$tmp/hostpart/04_cuda"
+python3 - solutions/04_cuda/task10.cu "$tmp/hostpart/04_cuda/task10.cu" <<'PY'
+import sys
+s = open(sys.argv[1]).read()
+body = "    long i = blockIdx.x * (long)blockDim.x + threadIdx.x; /* the value this thread carries */"
+a = s.find(body)
+b = s.find("    //@ }", a)
+old = ("    CHECK(cudaMemcpy(back, dback, n * sizeof(float), cudaMemcpyDeviceToHost));\n"
+       "    trip_counts c = { 0, 0, 0 };\n")
+if a < 0 or b < 0 or old not in s:
+    sys.exit("04_cuda/task10.cu: the trip through half was not found")
+s = s[:a] + "    (void)g; (void)scale; (void)gh; (void)back; (void)n;\n" + s[b:]
+s = s.replace(old, old.replace("    trip_counts", "    for (long i = 0; i < n; i++) /* on the host */\n"
+                               "        back[i] = __half2float(__float2half_rn(g[i] * scale)) / scale;\n"
+                               "    trip_counts"))
+open(sys.argv[2], "w").write(s)
+PY
+if [ -s "$tmp/hostpart/04_cuda/task10.cu" ]; then
+    GRADE_CUDA=sim grade_as hostpart 6666 04_cuda/task10
+    expect_fail hostpart 04_cuda/task10 "the kernel through_half moved [0-9]+ sectors of GPU memory where the reference's moved" \
+        "one kernel left empty, its part done on the host (simulated)"
+else
+    t_fail "could not write the host-side 04 task10"
 fi
 
 # ---- 4d: the collectives a task is about (tasks.ini's method_calls, method_collectives) ---

@@ -1122,6 +1122,34 @@ static void test_work_counts_slow(void)
     free(why);
     t.mem_seen = 0; /* not profiled: nothing to judge */
     CU_ASSERT_PTR_NULL(work_check_traffic(&t, &ref));
+    /* kernel by kernel, from the profile lines: an emptied kernel whose part the CPU did */
+    char dir[] = "/tmp/pr-unit-kernels-XXXXXX";
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+    char *path = xasprintf("%s/prof.1", dir);
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs("profile matvec launches=1 ld_sectors=5000 st_sectors=100 worst=-\n"
+          "profile through_half launches=1 ld_sectors=900 st_sectors=980 worst=-\n"
+          "profile tiny launches=1 ld_sectors=10 st_sectors=0 worst=-\n"
+          "profile through_half launches=1 ld_sectors=1 st_sectors=1 worst=-\n", f);
+    fclose(f);
+    run_work rw = { 0 }, tw = { 0 };
+    work_read_profile(dir, "prof", &rw);
+    CU_ASSERT_EQUAL(rw.gpu.nkernels, 3);
+    CU_ASSERT_STRING_EQUAL(rw.gpu.kernel[1].name, "through_half");
+    CU_ASSERT_EQUAL(rw.gpu.kernel[1].sectors, 1882);
+    CU_ASSERT_PTR_NULL(work_check_kernels(&rw.gpu, &rw.gpu));
+    tw = rw;
+    tw.gpu.kernel[1].sectors = 0;
+    tw.gpu.kernel[2].sectors = 0; /* under WORK_KERNEL_MIN_SECTORS in the reference: not judged */
+    CU_ASSERT_PTR_NOT_NULL_FATAL(why = work_check_kernels(&tw.gpu, &rw.gpu));
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "the kernel through_half moved 0 sectors of GPU memory where the reference's moved 1882"));
+    free(why);
+    tw.gpu.kernel[1].sectors = 118; /* 118 x 16 = 1888: not below */
+    CU_ASSERT_PTR_NULL(work_check_kernels(&tw.gpu, &rw.gpu));
+    unlink(path);
+    rmdir(dir);
+    free(path);
 }
 
 static void test_judge_run(void)
