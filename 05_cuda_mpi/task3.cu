@@ -27,7 +27,8 @@
  *
  *   TODO 1: the staged allreduce, through a pinned buffer of `chunk` doubles.
  *
- * Read first: README.md, "Host staging: the portable way", "Task 3: an allreduce of GPU buffers, three ways".
+ * Read first: README.md, "Pageable and pinned host memory", "Host staging: the portable way",
+ *             "Task 3: an allreduce of GPU buffers, three ways".
  *
  * Build and run by hand, from the room's folder:
  *   on a GPU:  nvcc -ccbin mpicxx -O2 -arch=native -I../grading/include -o task3 task3.cu -lnccl

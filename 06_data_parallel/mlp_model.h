@@ -1,5 +1,5 @@
 /*
- * mlp_model.h -- the MLP that room 06's tasks 1 to 6, 8 and 9 train: its step
+ * mlp_model.h -- the MLP that room 06's tasks 1 to 6, 8, 9, 11 and 12 train: its step
  * size (LEARNING_RATE), its flat layout (layout_t, make_layout()), the initial
  * model (mlp_init()) and the forward pass (mlp_forward(), on the GPU too).  It
  * brings the data set (mlp_data.h).  Task 1 includes it; the other tasks get

@@ -1,7 +1,7 @@
 /*
  * mlp_train.h -- task 1's answer: the MLP's backward pass (mlp_backward(), in
  * two halves, one per layer; on the GPU too) and the serial baseline built on
- * it (serial_step(), train_serial()).  Tasks 2 to 6, 8 and 9 include it.
+ * it (serial_step(), train_serial()).  Tasks 2 to 6, 8, 9 and 11 include it.
  * Task 1 asks you to write the backward pass yourself, so it includes
  * mlp_model.h alone.  Working on task 1?  Read this file once task 1 passes.
  *
