@@ -181,10 +181,14 @@ int perf_judge(const double *t_task, const double *t_ref, int n, double limit)
 {
     if (!looks_slow(t_task, t_ref, n, limit))
         return PERF_OK;
-    double b[PERF_MAX_RUNS], spread;
+    double a[PERF_MAX_RUNS], b[PERF_MAX_RUNS], spread_a, spread_b;
+    memcpy(a, t_task, (size_t)n * sizeof *a);
     memcpy(b, t_ref, (size_t)n * sizeof *b);
-    perf_median(b, n, &spread);
-    return spread > PERF_BUSY_SPREAD ? PERF_NA : PERF_SLOW;
+    perf_median(a, n, &spread_a);
+    perf_median(b, n, &spread_b); /* both sorted now */
+    if (a[0] > limit * b[n - 1])
+        return PERF_SLOW; /* the task's fastest run over the limit of the reference's slowest: no noise explains it */
+    return spread_b > PERF_BUSY_SPREAD ? PERF_NA : PERF_SLOW;
 }
 
 /* Whether n runs of each side put the task's median below PERF_PLAUSIBLE times the

@@ -63,7 +63,8 @@ double perf_median(double *v, int n, double *spread);
 /* The verdict of n timed runs of each side, under a limit (the task's time over the
  * reference's): PERF_SLOW when the task's median and its fastest run are over it, PERF_OK
  * otherwise, and PERF_NA where it would be SLOW but the reference's own times spread by more
- * than PERF_BUSY_SPREAD (a machine too busy to judge by). */
+ * than PERF_BUSY_SPREAD (a machine too busy to judge by) and the task's fastest run is not
+ * over the limit of even the reference's slowest. */
 int perf_judge(const double *t_task, const double *t_ref, int n, double limit);
 
 #endif

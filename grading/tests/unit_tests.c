@@ -500,6 +500,9 @@ static void test_perf_median(void)
     CU_ASSERT_EQUAL(perf_judge(task_t, busy, 3, 1.5), PERF_NA);
     CU_ASSERT_EQUAL(perf_judge(fast, quiet, 3, 1.5), PERF_OK);
     CU_ASSERT_EQUAL(perf_judge(fast, busy, 3, 1.5), PERF_OK);
+    /* far slower than even the busy reference's slowest run: SLOW all the same */
+    double very[3] = { 50.0, 51.0, 52.0 };
+    CU_ASSERT_EQUAL(perf_judge(very, busy, 3, 1.5), PERF_SLOW);
     CU_ASSERT_PTR_NULL(perf_verdict_name(PERF_NONE));
 }
 
