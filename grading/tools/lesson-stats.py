@@ -213,6 +213,15 @@ def main(argv):
                                         f"no heading of {os.path.relpath(lf_name, ROOT)}")
             if total > MAX_PATH_LINES:
                 problems.append(f"{room}: {t}'s reading path is {total} lines, above {MAX_PATH_LINES}")
+    # links from the workbook's own pages into the lessons (and between those pages)
+    for f in [os.path.join(ROOT, "README.md")] + sorted(glob.glob(os.path.join(ROOT, "docs", "*.md"))):
+        for target in re.findall(r"\]\(([^)\s]*#[^)\s]+)\)", prose_text_links(open(f, encoding="utf-8").read())):
+            r = resolve(f, target, cache)
+            if r is None:
+                continue
+            lf = lines_of(r[0], cache)
+            if lf is None or r[1] not in [a for _, _, a in headings(lf)]:
+                problems.append(f"{os.path.relpath(f, ROOT)}: the link ({target}) lands on no heading")
     for p in problems:
         print("lesson-stats: " + p, file=sys.stderr)
     if check and problems:
