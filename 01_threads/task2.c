@@ -13,7 +13,7 @@
  * from the serial one in the last few digits: that is why the results are
  * compared with a small relative tolerance instead of exactly.
  *
- * Read first: README.md, "OpenMP: fork-join with pragmas", "Shared and private", "Reductions", "Race conditions and three fixes", "Reductions by hand".
+ * Read first: README.md, "OpenMP: fork-join with pragmas", "Reductions", "Race conditions and three fixes", "Reductions by hand".
  *
  * Build and run by hand, from the room's folder:
  *   gcc -std=c11 -O2 -Wall -Wextra -I../grading/include -o task2 task2.c -lm -pthread -fopenmp

@@ -12,7 +12,7 @@
  * timed against the serial loop.  Look at the speedups: all three are
  * correct, but they are not equally fast.  Why?
  *
- * Read first: README.md, "OpenMP: fork-join with pragmas", "Race conditions and three fixes", "Reductions".
+ * Read first: README.md, "OpenMP: fork-join with pragmas", "Reductions", "Race conditions and three fixes".
  *
  * Build and run by hand, from the room's folder:
  *   gcc -std=c11 -O2 -Wall -Wextra -I../grading/include -o task3 task3.c -lm -pthread -fopenmp

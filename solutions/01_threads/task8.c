@@ -16,7 +16,7 @@
  * Both are timed against one thread counting alone.  The counts are checked,
  * exactly; the times are only printed: compare them for 1, 2 and 4 threads.
  *
- * Read first: README.md, "OpenMP: fork-join with pragmas", "Reductions by hand", "False sharing: one cache line, two cores".
+ * Read first: README.md, "OpenMP: fork-join with pragmas", "False sharing: one cache line, two cores".
  *
  * Build and run by hand, from the room's folder:
  *   gcc -std=c11 -O2 -Wall -Wextra -I../grading/include -o task8 task8.c -lm -pthread -fopenmp
