@@ -30,8 +30,8 @@
  * The rest of the pool (starting workers, dispatch, the poll() loop, map,
  * starmap, closing) is in pool.h, written for you: read it too.
  *
- * Read first: README.md, "fork, exit and wait", "Isolation, concretely", "File descriptors and pipes",
- *             "A process pool: map, starmap, apply_async".
+ * Read first: README.md, "Waiting for a child: waitpid", "Isolation, concretely",
+ *             "A pipe between parent and child", "A process pool: map, starmap, apply_async".
  *
  * Build and run by hand, from the room's folder:
  *   gcc -std=c11 -O2 -Wall -Wextra -I../grading/include -o task2 task2.c -pthread -lm

@@ -24,7 +24,8 @@
  *   TODO 1: a worker's life: take job numbers until there are none left.
  *   TODO 2: the parent's side: every answer in its place, every worker reaped.
  *
- * Read first: README.md, "File descriptors and pipes", "Five one-second jobs: a worked example".
+ * Read first: README.md, "Waiting for a child: waitpid", "A pipe between parent and child",
+ *             "Atomic writes: one pipe, several workers", "Five one-second jobs: a worked example".
  *
  * Build and run by hand, from the room's folder:
  *   gcc -std=c11 -O2 -Wall -Wextra -I../grading/include -o task3 task3.c -pthread -lm

@@ -14,7 +14,8 @@
  * Forking the children, the pipes and the chunks (the same split as room 01's
  * task 1) are written for you.
  *
- * Read first: README.md, "fork, exit and wait", "Zombies and orphans", "File descriptors and pipes".
+ * Read first: README.md, "fork, exit and wait", "Zombies and orphans", "A pipe between parent and child",
+ *             "Reading and writing a whole message".
  *
  * Build and run by hand, from the room's folder:
  *   gcc -std=c11 -O2 -Wall -Wextra -I../grading/include -o task1 task1.c -pthread -lm

@@ -21,7 +21,7 @@
  *   TODO 1: one group of tasks on new threads, all finished before the next.
  *   TODO 2: one group of tasks on new processes, their bytes collected.
  *
- * Read first: README.md, "fork, exit and wait", "Threads or processes: when each wins";
+ * Read first: README.md, "fork, exit and wait", "Isolation, concretely", "Threads or processes: when each wins";
  *             ../01_threads/README.md, "pthreads: create, join and chunks".
  *
  * Build and run by hand, from the room's folder:

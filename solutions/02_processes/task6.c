@@ -16,7 +16,8 @@
  * The program has ONE bug, and it fails grading: find it, fix it.  There is no
  * TODO and no marker; the fix is small.
  *
- * Read first: README.md, "File descriptors and pipes", "Messages larger than the pipe", "Task 6: bug hunt".
+ * Read first: README.md, "A pipe between parent and child", "Reading and writing a whole message",
+ *             "Messages larger than the pipe", "Task 6: bug hunt".
  *
  * Build and run by hand, from the room's folder:
  *   gcc -std=c11 -O2 -Wall -Wextra -I../grading/include -o task6 task6.c -pthread -lm
