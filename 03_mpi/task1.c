@@ -10,7 +10,7 @@
  *   TODO 1: which indices this rank adds up.
  *   TODO 2: the partial sums of all ranks combined into one sum on rank 0.
  *
- * Read first: README.md, "SPMD: one program, many ranks", "Running MPI programs", "Collectives", "Uneven splits: counts and displacements".
+ * Read first: README.md, "SPMD: one program, many ranks", "Running MPI programs", "Collectives", "Blocks of an uneven split".
  *
  * The exact answer is 0.001 * n(n-1)/2.  The ranks add in a different order
  * from the serial loop, so the last few digits may differ (and they differ

@@ -23,7 +23,7 @@
  *
  *   TODO 2: the round trips, with MPI_Send and MPI_Recv.
  *
- * Read first: README.md, "Point-to-point: send and receive", "Blocking, eager and rendezvous, and the deadlock", "MPI_Sendrecv", "Neighbours on a ring", "What a message costs".
+ * Read first: README.md, "Point-to-point: send and receive", "Blocking, eager and rendezvous, and the deadlock", "MPI_Sendrecv", "Neighbour ranks by hand", "Latency and bandwidth".
  *
  * The timings are only printed; what is checked is that every vector arrives
  * and that every echo comes back intact.

@@ -22,7 +22,7 @@
  *   TODO 2: the reduce-scatter phase of the ring, with MPI_Sendrecv.
  *   TODO 3: the allgather phase of the ring, with MPI_Sendrecv.
  *
- * Read first: README.md, "Point-to-point: send and receive", "MPI_Sendrecv", "Neighbours on a ring", "What a message costs".
+ * Read first: README.md, "Point-to-point: send and receive", "MPI_Sendrecv", "What a message costs".
  *
  * Both are compared with MPI_Reduce and MPI_Allreduce: integer sums are exact
  * in any order, so the results must be identical.  Then a table compares the
