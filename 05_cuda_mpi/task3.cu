@@ -28,7 +28,7 @@
  *   TODO 1: the staged allreduce, through a pinned buffer of `chunk` doubles.
  *
  * Read first: README.md, "Pageable and pinned host memory", "Host staging: the portable way",
- *             "Task 3: an allreduce of GPU buffers, three ways".
+ *             "A staging buffer smaller than the message", "Task 3: an allreduce of GPU buffers, three ways".
  *
  * Build and run by hand, from the room's folder:
  *   on a GPU:  nvcc -ccbin mpicxx -O2 -arch=native -I../grading/include -o task3 task3.cu -lnccl
@@ -74,7 +74,8 @@ static void allreduce_staged(const double *in, double *out, long m, double *pinn
     //         ever sees host memory, and the only host memory you may use is
     //         the pinned buffer, whatever m and chunk are.  Every rank has the
     //         same m and chunk.
-    //         README: "Host staging: the portable way".
+    //         README: "Host staging: the portable way", "A staging buffer
+    //         smaller than the message".
     (void)in, (void)out, (void)m, (void)pinned, (void)chunk; /* TODO 1 */
 }
 

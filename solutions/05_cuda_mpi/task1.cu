@@ -22,7 +22,7 @@
  *   TODO 3: the same scatter, CUDA-aware: MPI is handed GPU memory;
  *   TODO 4: the same reduce, CUDA-aware: the total lands in rank 0's GPU memory.
  *
- * Read first: README.md, "Two worlds: MPI moves bytes, the GPU holds the numbers", "Pageable and pinned host memory", "Host staging: the portable way", "CUDA-aware MPI", "Without a CUDA-aware MPI: the staging layer", "Task 1: scatter, sum on the GPUs, reduce".
+ * Read first: README.md, "Two worlds: MPI moves bytes, the GPU holds the numbers", "Host staging: the portable way", "CUDA-aware MPI", "Task 1: scatter, sum on the GPUs, reduce".
  *
  * Both paths run wherever device pointers may go to MPI: a CUDA-aware MPI, the
  * CUDA CPU simulator (which stands in for one), or pr.h's staging layer on a

@@ -31,7 +31,7 @@
  *   TODO 1: step 2, the interior update, overlapped with step 3;
  *   TODO 2: step 3, the exchange of edge rows with the neighbours.
  *
- * Read first: README.md, "Pageable and pinned host memory", "Host staging: the portable way", "Streams: overlapping copies, kernels and messages", "Task 2: a halo exchange on GPUs, overlapped with the interior".
+ * Read first: README.md, "Host staging: the portable way", "Streams: overlapping copies, kernels and messages", "A halo exchange on GPUs, overlapped", "Task 2: a halo exchange on GPUs, overlapped with the interior".
  *
  * Rank 0 gathers the plate at the end and compares it with a serial CPU run:
  * the same additions in the same order, so it must match bit for bit.  It times
@@ -123,7 +123,7 @@ static void step(block *b)
     //@         row below, the top edge row of the rank below.  It must neither
     //@         deadlock nor mix up the rows for any number of ranks, 1 included;
     //@         a rank with no neighbour on one side needs no special case.
-    //@         README: "Streams: overlapping copies, kernels and messages"
+    //@         README: "A halo exchange on GPUs, overlapped"
     //@         (the exchange is two shifts).
     //@ placeholder: /* TODO 2: the edge rows to the neighbours, theirs into the receive buffers */
     //@ solution {

@@ -23,7 +23,7 @@
  *
  * This program has ONE bug, and it makes the program fail grading.  Find it
  * and fix it; nothing else needs to change.
- * Read first: README.md, "Host staging: the portable way", "Streams: overlapping copies, kernels and messages", "Task 4: bug hunt, heat on a ring of GPUs".
+ * Read first: README.md, "Streams: overlapping copies, kernels and messages", "A halo exchange on GPUs, overlapped", "Stream bugs: wrong order and missing waits", "Task 4: bug hunt, heat on a ring of GPUs".
  *
  * Build and run by hand, from the room's folder:
  *   anywhere:  ../grading/sim/simcc -ccbin mpicxx -O2 -fopenmp -I../grading/include -o task4 task4.cu
