@@ -24,7 +24,8 @@
  * the time per epoch, each stage's busy share and GPipe's bubble in theory.
  * It needs exactly 2 ranks.  The stages (stage_t) live in mlp_pipeline.h.
  *
- * Read first: README.md, "Forward and backward by hand", "Pipeline parallelism: splitting the model", "Task 9: a two-stage pipeline".
+ * Read first: README.md, "Forward and backward by hand", "Cutting the MLP into two stages", "Micro-batches",
+ * "The GPipe schedule and its bubble", "Messages between the stages", "Task 9: a two-stage pipeline".
  *
  * Build and run by hand, from the room's folder:
  *   mpicc -std=c11 -O2 -Wall -Wextra -I../grading/include -o task9 task9.c -lm

@@ -29,8 +29,8 @@
  * the final parameters, to 1e-9: the GPU's exp and tanh may differ from the
  * CPU's in the last bit); the OpenMP run on all cores against the one-core run.
  *
- * Read first: README.md, "Forward and backward by hand", "Task 6: DDP on GPUs",
- * "Task 7 (stretch): a tiny GAN trained with DDP", "Task 10 (stretch): the GAN on the GPU".
+ * Read first: README.md, "Forward and backward by hand", "Task 7 (stretch): a tiny GAN trained with DDP",
+ * "Task 10 (stretch): the GAN on the GPU".
  *
  * Build and run by hand, from the room's folder:
  *   on a GPU:  nvcc -O2 -arch=native -Xcompiler -fopenmp -I../grading/include -o task10 task10.cu

@@ -27,8 +27,7 @@
  * the loss of every epoch and the final parameters.  It prints the state each
  * rank keeps, against the state of an unsharded optimizer.
  *
- * Read first: README.md, "DDP: equal ranks and one allreduce", "The ring allreduce, again", "ZeRO: sharding the
- * optimizer's state".
+ * Read first: README.md, "One step of DDP", "The ring allreduce, again", "ZeRO: sharding the optimizer's state".
  *
  * Build and run by hand, from the room's folder:
  *   mpicc -std=c11 -O2 -Wall -Wextra -I../grading/include -o task12 task12.c -lm

@@ -25,8 +25,7 @@
  *   TODO 1: sum_columns, the shard's gradient from the per-sample gradients;
  *   TODO 2: the staged allreduce.
  *
- * Read first: README.md, "DDP: equal ranks and one allreduce", "Why the replicas never drift apart", "Task 6: DDP on GPUs";
- *             ../05_cuda_mpi/README.md, "Host staging: the portable way", "Streams: overlapping copies, kernels and messages".
+ * Read first: README.md, "One step of DDP", "Task 6: DDP on GPUs"; ../05_cuda_mpi/README.md, "Host staging: the portable way".
  *
  * Training runs with the staged allreduce always, again with MPI handed the
  * device arrays where it can take them (a CUDA-aware MPI, pr.h's staging layer
