@@ -18,7 +18,7 @@
  *                                           names the tasks with the rungs below
  *
  * No need to change anything here; reading it is optional.  README.md: "Timing a GPU
- * honestly" and "The matmul ladder: registers, strips and tiles".
+ * honestly"; further.md: "The matmul ladder: registers, strips and tiles".
  */
 #ifndef PARALLEL_ROOMS_MATMUL_LADDER_H
 #define PARALLEL_ROOMS_MATMUL_LADDER_H

@@ -16,7 +16,7 @@
  *   TODO 2: the trip through half: scale, convert, read back, unscale;
  *   TODO 3: the scale itself.
  *
- * Read first: README.md, "Mixed precision: half inputs, float sums" (and its
+ * Read first: further.md, "Mixed precision: half inputs, float sums" (and its
  * parts on the formats, on sums in half, and on loss scaling).
  *
  * Build and run by hand, from the room's folder:

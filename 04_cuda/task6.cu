@@ -15,7 +15,8 @@
  * This program has ONE bug, and it makes grading fail.  Nothing marks where
  * it is.  Find it, explain it, fix it: the fix is small.
  *
- * Read first: README.md, "Blocks, SMs and shared memory", "Stencils: a tile with a halo", "The CUDA CPU simulator".
+ * Read first: README.md, "Blocks, SMs and shared memory", "Stencils: a tile with a halo", "What the simulator checks",
+ *             "The race checker".
  *
  * Build and run by hand, from the room's folder:
  *   on a GPU:  nvcc -O2 -arch=native -Xcompiler -fopenmp -I../grading/include -o task6 task6.cu

@@ -25,8 +25,8 @@
  * Sizes need not be multiples of anything: where k (for A) or n (for B and C) is not a
  * multiple of 4, rows do not start on 16 bytes and every load is a single value.
  *
- * Read first: README.md, "Matrix multiply: tiling and cuBLAS", "The matmul ladder:
- * registers, strips and tiles".
+ * Read first: README.md, "Functions a kernel calls"; further.md, "Step 2: a 2-D tile
+ * and 16-byte loads" (after what task 7 reads).
  *
  * cuBLAS runs in the same program, for comparison (the CPU simulator has it too,
  * computed on the CPU); tasks 3 and 7 at the same m, n, k give the rungs below.  All values are small integers:

@@ -12,7 +12,7 @@
  *   TODO 2: its launch.
  *
  * Read first: README.md, "Warps and memory: coalescing and bank conflicts",
- * "Reductions: shared memory and atomics" and its part on warp shuffles.
+ * "Within a warp: shuffles", "What the memory system sees".
  *
  * A version that is right but uncoalesced passes as SLOW: in the CPU simulator the
  * grader counts the sectors your kernel's requests touch, beside the solution's

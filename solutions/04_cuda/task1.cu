@@ -9,9 +9,10 @@
  *   TODO 2: the launch: enough threads, in blocks of the requested size, that
  *           every equation gets one, whatever the number of equations.
  *
- * Read first: README.md, "The CUDA model: grid, blocks, threads, warps", "Memory: host and device",
- *             "The four steps of porting CPU code to CUDA", "Checking errors"; for the timings it
- *             prints (written for you): "Moving data", "Timing a GPU honestly".
+ * Read first: README.md, "A kernel and its launch", "Memory: host and device",
+ *             "The four steps of porting CPU code to CUDA", "Checking errors".  The timings it
+ *             prints are written for you; task 4 reads "Timing a GPU honestly" and
+ *             "Moving data: why transfers can eat the gain".
  *
  * Both sides divide in IEEE single precision, which rounds correctly on the
  * CPU and the GPU alike, so every solution must match the CPU's exactly.

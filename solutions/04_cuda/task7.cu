@@ -22,8 +22,8 @@
  *
  * Sizes need not be multiples of 64 or 8.
  *
- * Read first: README.md, "Matrix multiply: tiling and cuBLAS", "The matmul ladder:
- * registers, strips and tiles".
+ * Read first: README.md, "Matrix multiply: tiling and cuBLAS", "Functions a kernel calls";
+ * further.md, "Count the loads per multiply-add", "Step 1: a strip of outputs per thread".
  *
  * cuBLAS (the top of the ladder; the CPU simulator has it too, computed on the CPU)
  * runs in the same program, for comparison; task 3 at the same m, n, k gives the rung
