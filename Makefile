@@ -55,7 +55,7 @@ GRADE_FILTER := $(if $(ROOM),--room $(ROOM)) $(if $(TASK),--task $(TASK))
 # V=1: the grader prints every command it runs; GRADESCOPE=path: also Gradescope's results.json.
 GRADE_OPTS := $(if $(filter 1,$(V)),--verbose) $(if $(GRADESCOPE),--gradescope '$(GRADESCOPE)')
 
-.PHONY: all list grade test test-fresh unit-test check-cheats check-dictation check-generated check-solutions check-tasks check-hostile check-sim check-gpu test-cluster test-openmpi check-class check-gradescope check-class-html check-deps check-bench check-shell check-grade-cli check-sandbox sanitize sanitize-gpu gpu-session \
+.PHONY: all list grade test test-fresh unit-test check-cheats check-dictation check-lessons check-generated check-solutions check-tasks check-hostile check-sim check-gpu test-cluster test-openmpi check-class check-gradescope check-class-html check-deps check-bench check-shell check-grade-cli check-sandbox sanitize sanitize-gpu gpu-session \
         check-learner-loop stress fuzz check-data-safety test-container lesson-overlap \
         pristine generate doctor deps hint reset grade-class progress watch diff bench clean help
 
@@ -109,7 +109,7 @@ grade: $(GRADE)
 
 ## test: the maintainers' checks: unit tests, generated tasks, solutions PASS, untouched tasks FAIL
 TEST_CHECKS = unit-test check-sim check-generated check-solutions check-tasks check-hostile \
-	    check-dictation check-perf check-cheats check-class check-gradescope check-learner-loop check-data-safety check-deps check-bench check-gpu check-shell check-grade-cli check-sandbox
+	    check-dictation check-lessons check-perf check-cheats check-class check-gradescope check-learner-loop check-data-safety check-deps check-bench check-gpu check-shell check-grade-cli check-sandbox
 test:
 	$(Q)$(DEPS) ensure test
 	$(Q)seed=$${SEED:-$$(( $$(od -An -N4 -tu4 /dev/urandom | tr -d ' ') % 999999999 + 1 ))}; \
@@ -148,6 +148,16 @@ check-dictation: $(GRADE)
 	@mkdir -p build
 	$(Q)python3 grading/tools/lesson-overlap.py --max 2.0 > build/lesson-overlap.txt || { cat build/lesson-overlap.txt; exit 1; }
 	@tail -n 1 build/lesson-overlap.txt
+
+## check-lessons: the lessons' limits: room 04's README at most 9,000 words of prose, rooms 04-06 at most
+##                18 words a sentence, each task's reading path at most 150 lines, every link and
+##                "Read first" title on a heading (grading/tools/lesson-stats.py; figures: make lesson-stats)
+check-lessons:
+	$(Q)bash grading/tests/check-lessons.sh
+
+## lesson-stats: (maintainers) the lessons' words, sentences and reading paths, room by room
+lesson-stats:
+	$(Q)python3 grading/tools/lesson-stats.py $(if $(ROOM),$(ROOM))
 
 ## lesson-overlap: (maintainers) how many of each solution's lines stand verbatim in its lesson's code blocks
 lesson-overlap:
