@@ -34,6 +34,14 @@
  *     shared_ld_requests=N shared_ld_wavefronts=N shared_st_requests=N
  *     shared_st_wavefronts=N atomics=N atomic_conflicts=N ld_bytes=N st_bytes=N barriers=N
  *     partial_requests=N worst=FILE:LINE
+ *     block=N shared_dynamic=N registers=N shared_static=N gpu=NAME blocks_per_sm=N
+ *     occupancy=F occupancy_limit=WHAT
+ * block, shared_dynamic: the threads of a block and the dynamic shared bytes of the kernel's
+ * last launch.  registers, shared_static: per thread and per block, as ptxas compiled the
+ * kernel for sm_90 (simcc links them in where it finds nvcc; else "registers=- occupancy=-"
+ * ends the line).  occupancy: the warps of the blocks that fit on one multiprocessor of the
+ * GPU named by CUDA_SIM_GPU (H100 by default; A100, L4, T4), over the most it holds, and
+ * occupancy_limit what stops more blocks: threads, blocks, registers or shared_memory.
  * barriers: the __syncthreads() each warp ran, every warp's together; partial_requests: the
  * requests (global, shared or atomic) in which some lanes of the warp took no part: the
  * lanes a divergent branch or a loop's tail left out.
@@ -44,6 +52,7 @@
 #define CUDA_SIM_PROFILE_H
 
 #include <dlfcn.h>
+#include <strings.h>
 #include <map>
 #include <string>
 
@@ -67,6 +76,8 @@ struct ProfCounts {
     uint64_t atomics = 0, atomic_conflicts = 0, ld_bytes = 0, st_bytes = 0;
     uint64_t barriers = 0;         /* __syncthreads() a warp ran, every warp's together */
     uint64_t partial_requests = 0; /* requests some of the warp's lanes took no part in */
+    int block = 0;          /* the threads of a block, at the kernel's last launch */
+    size_t dyn_shared = 0;  /* its dynamic shared bytes, at that launch */
     /* the worst instruction: its excess (units beyond the least possible), requests, pc */
     std::map<uintptr_t, std::pair<uint64_t, uint64_t>> excess; /* pc -> (excess units, requests) */
     int order = 0;
@@ -421,6 +432,8 @@ CUDA_SIM_NOTSAN inline void prof_launch(const char *name, size_t dyn)
     }
     P.cur = &it->second;
     P.cur->launches++;
+    P.cur->block = S.nthreads;
+    P.cur->dyn_shared = dyn;
     P.dyn = dyn;
     P.name = it->first.c_str();
 #if defined(CUDA_SIM_RACECHECK)
@@ -673,6 +686,103 @@ inline std::string prof_where(uintptr_t pc)
     return base ? base + 1 : line;
 }
 
+/* Registers and static shared memory per kernel, as ptxas compiled it for sm_90: simcc
+ * --profile links in cuda_sim_kernel_resources(), "NAME REGISTERS SHARED_BYTES" a line (NAME
+ * demangled), where it found the CUDA toolkit's nvcc.  Without it nothing is known. */
+extern "C" __attribute__((weak)) const char *cuda_sim_kernel_resources(void);
+
+/* A kernel's name as a launch names it: "void ns::k<16>(float*, int)" gives "ns::k<16>". */
+inline std::string prof_launch_name(const std::string &full)
+{
+    std::string s = full;
+    int depth = 0;
+    size_t start = 0;
+    for (size_t i = 0; i < s.size(); i++) { /* cut at the argument list, outside <...> */
+        if (s[i] == '<')
+            depth++;
+        else if (s[i] == '>')
+            depth--;
+        else if (s[i] == ' ' && depth == 0)
+            start = i + 1; /* after the return type */
+        else if (s[i] == '(' && depth == 0) {
+            s.resize(i);
+            break;
+        }
+    }
+    return s.substr(std::min(start, s.size()));
+}
+
+/* A kernel's plain name: "void k<16>(float*, int)", "ns::k<16>" and "k" all give "k". */
+inline std::string prof_base_name(const std::string &full)
+{
+    std::string s = prof_launch_name(full);
+    while (!s.empty() && s.back() == '>') { /* drop the template arguments at the end */
+        int d = 0;
+        size_t i = s.size();
+        while (i-- > 0) {
+            if (s[i] == '>')
+                d++;
+            else if (s[i] == '<' && --d == 0)
+                break;
+        }
+        if (i == (size_t)-1)
+            break;
+        s.resize(i);
+    }
+    size_t cut = s.find_last_of(" :*&");
+    return cut == std::string::npos ? s : s.substr(cut + 1);
+}
+
+/* The limits of one GPU's multiprocessor (the CUDA C++ Programming Guide's technical
+ * specifications per compute capability). */
+struct GpuLimits {
+    const char *name;
+    int threads, blocks, regs, reg_unit; /* per SM; reg_unit: registers a warp is given at a time */
+    int shared, reserved;                /* shared bytes per SM; bytes the system keeps per block */
+};
+inline const GpuLimits prof_gpus[] = {
+    { "H100", 2048, 32, 65536, 256, 233472, 1024 }, /* compute capability 9.0 */
+    { "A100", 2048, 32, 65536, 256, 167936, 1024 }, /* 8.0 */
+    { "L4", 1536, 24, 65536, 256, 102400, 1024 },   /* 8.9 */
+    { "T4", 1024, 16, 65536, 256, 65536, 0 },       /* 7.5 */
+};
+
+/* The GPU named by CUDA_SIM_GPU (H100, A100, L4 or T4; any case), H100 when unset. */
+inline const GpuLimits &prof_gpu()
+{
+    const char *want = getenv("CUDA_SIM_GPU");
+    if (want && *want)
+        for (const GpuLimits &g : prof_gpus)
+            if (strcasecmp(want, g.name) == 0)
+                return g;
+    return prof_gpus[0];
+}
+
+/* The blocks of `block` threads that fit on one multiprocessor at once, each thread using
+ * `regs` registers and each block `shared` bytes (static and dynamic), and what limits them:
+ * the CUDA occupancy calculator's rules, without its finer allocation granularities. */
+inline int prof_blocks_per_sm(const GpuLimits &g, int block, int regs, long shared, const char **limit)
+{
+    int warps = (block + 31) / 32;
+    if (warps <= 0)
+        return *limit = "-", 0;
+    int n = g.blocks;
+    *limit = "blocks";
+    int by_threads = (g.threads / 32) / warps;
+    if (by_threads < n)
+        n = by_threads, *limit = "threads";
+    if (regs > 0) {
+        int per_warp = (regs * 32 + g.reg_unit - 1) / g.reg_unit * g.reg_unit;
+        int by_regs = (g.regs / per_warp) / warps;
+        if (by_regs < n)
+            n = by_regs, *limit = "registers";
+    }
+    long per_block = (shared + g.reserved + 127) / 128 * 128;
+    if (per_block > 0 && g.shared / per_block < n)
+        n = (int)(g.shared / per_block), *limit = "shared_memory";
+    return n;
+}
+
 inline void prof_write()
 {
     if (prof_off || P.kernels.empty())
@@ -689,6 +799,30 @@ inline void prof_write()
     FILE *f = !file.empty() ? fopen(file.c_str(), "w") : stderr;
     if (!f)
         f = stderr;
+    /* each kernel's registers and static shared bytes, where simcc linked them in: by the
+     * name a launch gives ("k<16>"), and by the plain name ("k"), which keeps the largest of
+     * the versions compiled (template instances, overloads) */
+    std::map<std::string, std::pair<int, long>> res, res_base;
+    if (cuda_sim_kernel_resources) {
+        const char *t = cuda_sim_kernel_resources();
+        while (t && *t) {
+            const char *nl = strchr(t, '\n');
+            std::string line(t, nl ? (size_t)(nl - t) : strlen(t));
+            t = nl ? nl + 1 : nullptr;
+            size_t b = line.rfind(' ');
+            size_t a = b == std::string::npos || b == 0 ? std::string::npos : line.rfind(' ', b - 1);
+            if (a == std::string::npos)
+                continue;
+            int regs = atoi(line.c_str() + a + 1);
+            long shared = atol(line.c_str() + b + 1);
+            for (auto *m : { &res, &res_base }) {
+                auto &r = (*m)[m == &res ? prof_launch_name(line.substr(0, a)) : prof_base_name(line.substr(0, a))];
+                r.first = std::max(r.first, regs);
+                r.second = std::max(r.second, shared);
+            }
+        }
+    }
+    const GpuLimits &gpu = prof_gpu();
     std::vector<std::pair<int, const std::pair<const std::string, ProfCounts> *>> order;
     for (auto &k : P.kernels)
         order.push_back({k.second.order, &k});
@@ -712,7 +846,7 @@ inline void prof_write()
                 "profile %s launches=%llu ld_requests=%llu ld_sectors=%llu st_requests=%llu st_sectors=%llu "
                 "shared_ld_requests=%llu shared_ld_wavefronts=%llu shared_st_requests=%llu "
                 "shared_st_wavefronts=%llu atomics=%llu atomic_conflicts=%llu ld_bytes=%llu st_bytes=%llu "
-                "barriers=%llu partial_requests=%llu worst=%s\n",
+                "barriers=%llu partial_requests=%llu worst=%s",
                 shown.c_str(), (unsigned long long)c.launches, (unsigned long long)c.ld_requests,
                 (unsigned long long)c.ld_sectors, (unsigned long long)c.st_requests,
                 (unsigned long long)c.st_sectors, (unsigned long long)c.sh_ld_requests,
@@ -721,6 +855,27 @@ inline void prof_write()
                 (unsigned long long)c.atomic_conflicts, (unsigned long long)c.ld_bytes,
                 (unsigned long long)c.st_bytes, (unsigned long long)c.barriers,
                 (unsigned long long)c.partial_requests, where.c_str());
+        /* the launch's shape, and what it allows on the named GPU where the compiled
+         * kernel's registers are known */
+        fprintf(f, " block=%d shared_dynamic=%zu", c.block, c.dyn_shared);
+        const std::pair<int, long> *r = nullptr;
+        auto exact = res.find(prof_launch_name(name));
+        auto base = res_base.find(prof_base_name(name));
+        if (exact != res.end())
+            r = &exact->second;
+        else if (base != res_base.end())
+            r = &base->second;
+        if (r) {
+            const char *limit = "-";
+            long shared = r->second + (long)c.dyn_shared;
+            int blocks = prof_blocks_per_sm(gpu, c.block, r->first, shared, &limit);
+            double occ = (double)blocks * ((c.block + 31) / 32) / (gpu.threads / 32);
+            fprintf(f, " registers=%d shared_static=%ld gpu=%s blocks_per_sm=%d occupancy=%.2f occupancy_limit=%s",
+                    r->first, r->second, gpu.name, blocks, occ, limit);
+        } else {
+            fprintf(f, " registers=- occupancy=-");
+        }
+        fputc('\n', f);
     }
     if (f != stderr)
         fclose(f);

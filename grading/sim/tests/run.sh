@@ -516,7 +516,8 @@ profile sum_atomic_each launches=1 ld_requests=2 ld_sectors=8 st_requests=0 st_s
 profile sum_atomic_block launches=1 ld_requests=2 ld_sectors=8 st_requests=0 st_sectors=0 shared_ld_requests=13 shared_ld_wavefronts=13 shared_st_requests=8 shared_st_wavefronts=8 atomics=1 atomic_conflicts=0 ld_bytes=256 st_bytes=0 barriers=14 partial_requests=17 worst=-
 WANT
 )
-        if [ "$(cat "$out/profile.lines")" = "$want" ]; then
+        # (the launch's shape, the registers and the occupancy that end each line: below)
+        if [ "$(sed 's/ block=.*//' "$out/profile.lines")" = "$want" ]; then
             t_pass "the profiler: sectors, wavefronts, atomics, barriers and partial requests of 8 kernels as computed by hand"
         else
             t_fail "the profiler's lines differ:"; diff <(echo "$want") "$out/profile.lines" | sed 's/^/        /'
@@ -526,6 +527,71 @@ WANT
     fi
 else
     t_fail "simcc --profile does not build profile.cu:"; head -10 "$out/profile.build" | sed 's/^/        /'
+fi
+
+# Occupancy: occupancy.cu's kernels with a made-up table of registers and shared bytes
+# (occupancy_res.cpp; --no-occupancy keeps simcc's own out), the counts its comment works
+# out by hand, on an H100 and on a T4.
+occ_lines() {  # the end of each profile line, from "block="
+    sed -n 's/^profile \([^ ]*\) .* \(block=.*\)$/\1 \2/p' "$1"
+}
+if "$simcc" --profile --no-occupancy -O2 -o "$out/occupancy" occupancy.cu occupancy_res.cpp >"$out/occupancy.build" 2>&1 &&
+    CUDA_SIM_PROFILE_OUT="$out/occupancy.lines" "$out/occupancy" >"$out/occupancy.out" 2>&1 &&
+    CUDA_SIM_GPU=t4 CUDA_SIM_PROFILE_OUT="$out/occupancy-t4.lines" "$out/occupancy" >/dev/null 2>&1; then
+    want=$(cat <<'WANT'
+k_small block=64 shared_dynamic=0 registers=16 shared_static=0 gpu=H100 blocks_per_sm=32 occupancy=1.00 occupancy_limit=blocks
+k_regs block=256 shared_dynamic=0 registers=128 shared_static=0 gpu=H100 blocks_per_sm=2 occupancy=0.25 occupancy_limit=registers
+k_odd block=256 shared_dynamic=0 registers=33 shared_static=0 gpu=H100 blocks_per_sm=6 occupancy=0.75 occupancy_limit=registers
+k_shared block=128 shared_dynamic=0 registers=32 shared_static=48000 gpu=H100 blocks_per_sm=4 occupancy=0.25 occupancy_limit=shared_memory
+k_dyn block=1024 shared_dynamic=20000 registers=32 shared_static=0 gpu=H100 blocks_per_sm=2 occupancy=1.00 occupancy_limit=threads
+WANT
+)
+    if [ "$(occ_lines "$out/occupancy.lines")" = "$want" ]; then
+        t_pass "occupancy: blocks per multiprocessor and what limits them, 5 kernels as computed by hand"
+    else
+        t_fail "occupancy lines differ:"; diff <(echo "$want") <(occ_lines "$out/occupancy.lines") | sed 's/^/        /'
+    fi
+    got=$(occ_lines "$out/occupancy-t4.lines" | grep '^k_regs ')
+    if [ "$got" = "k_regs block=256 shared_dynamic=0 registers=128 shared_static=0 gpu=T4 blocks_per_sm=2 occupancy=0.50 occupancy_limit=registers" ]; then
+        t_pass "occupancy on a T4 (CUDA_SIM_GPU=t4)"
+    else
+        t_fail "occupancy on a T4: $got"
+    fi
+else
+    t_fail "occupancy.cu: $(cat "$out/occupancy.build" "$out/occupancy.out" 2>/dev/null | head -5)"
+fi
+# The registers and static shared bytes themselves come from ptxas, where nvcc is found:
+# templates.cu-like kernels whose shared arrays have known sizes.
+if [ -n "${CUDA_HOME:-}" ] && [ -x "$CUDA_HOME/bin/nvcc" ] || command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
+    cat >"$out/occreal.cu" <<'EOF'
+#include <cstdio>
+template <int B> __global__ void rev(float *x) { __shared__ float s[B]; s[threadIdx.x] = x[threadIdx.x]; __syncthreads(); x[threadIdx.x] = s[B - 1 - threadIdx.x]; }
+namespace ns { __global__ void twice(float *x, int n) { int i = threadIdx.x; if (i < n) x[i] *= 2; } }
+int main() { float *x; cudaMalloc(&x, 1024 * 4); cudaMemset(x, 0, 1024 * 4); rev<256><<<1, 256>>>(x); rev<1024><<<1, 1024>>>(x); ns::twice<<<2, 96>>>(x, 100); cudaDeviceSynchronize(); puts("ok"); return 0; }
+EOF
+    if "$simcc" --profile -O2 -o "$out/occreal" "$out/occreal.cu" >"$out/occreal.build" 2>&1 &&
+        CUDA_SIM_PROFILE_OUT="$out/occreal.lines" "$out/occreal" >/dev/null 2>&1; then
+        got=$(occ_lines "$out/occreal.lines" | sed -E 's/registers=[1-9][0-9]* /registers=R /')
+        want=$(cat <<'WANT'
+rev<256> block=256 shared_dynamic=0 registers=R shared_static=1024 gpu=H100 blocks_per_sm=8 occupancy=1.00 occupancy_limit=threads
+rev<1024> block=1024 shared_dynamic=0 registers=R shared_static=4096 gpu=H100 blocks_per_sm=2 occupancy=1.00 occupancy_limit=threads
+ns::twice block=96 shared_dynamic=0 registers=R shared_static=0 gpu=H100 blocks_per_sm=21 occupancy=0.98 occupancy_limit=threads
+WANT
+)
+        if [ "$got" = "$want" ]; then t_pass "occupancy from ptxas: each template instance's shared bytes, a kernel in a namespace"; else
+            t_fail "occupancy from ptxas differs:"; diff <(echo "$want") <(echo "$got") | sed 's/^/        /'; fi
+    else
+        t_fail "occreal.cu: $(head -5 "$out/occreal.build")"
+    fi
+    if CUDA_HOME=/nonexistent "$simcc" --profile -O2 -o "$out/occnone" "$out/occreal.cu" >/dev/null 2>&1 &&
+        CUDA_SIM_PROFILE_OUT="$out/occnone.lines" "$out/occnone" >/dev/null 2>&1 &&
+        [ "$(grep -c ' registers=- occupancy=-$' "$out/occnone.lines")" = 3 ]; then
+        t_pass "without nvcc: registers=- occupancy=-"
+    else
+        t_fail "without nvcc: $(head -3 "$out/occnone.lines" 2>/dev/null)"
+    fi
+else
+    t_skip "occupancy from ptxas: nvcc not found"
 fi
 
 # The same sources compile with the real nvcc (no GPU needed; compiled with the builds up
