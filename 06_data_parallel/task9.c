@@ -20,9 +20,8 @@
  *
  * Checked: the training against the serial run of task 1 (rank 0 runs it too) to
  * 1e-9: every epoch's loss, the final loss, a checksum and every parameter.  Not
- * to the last bit: the gradient is the same sum, added in another order.  Then
- * the time per epoch, each stage's busy share and GPipe's bubble in theory.
- * It needs exactly 2 ranks.  The stages (stage_t) live in mlp_pipeline.h.
+ * to the last bit: the gradient is the same sum, added in another order.  It
+ * prints the time per epoch and each stage's busy share.  It needs 2 ranks.
  *
  * Read first: README.md, "Forward and backward by hand", "Cutting the MLP into two stages", "Micro-batches",
  * "The GPipe schedule and its bubble", "Messages between the stages", "Task 9: a two-stage pipeline".
