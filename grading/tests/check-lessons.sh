@@ -27,7 +27,8 @@ bad=0
 out=$(python3 "$tool" --check --root "$tmp" 04_made_up 2>&1)
 rc=$?
 for want in "task1's reading path is 161 lines, above 150" "the link (#gone) lands on no heading" \
-            "names 'Not a heading'" "task2 has no row in the reading path"; do
+            "names 'Not a heading'" "task2 has no row in the reading path" \
+            "task1.cu: its 'Read first' line and its reading-path row differ"; do
     if ! grep -qF "$want" <<<"$out"; then
         echo "check-lessons: FAIL: the made-up room's problem \"$want\" was not reported"
         bad=1

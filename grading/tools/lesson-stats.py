@@ -13,7 +13,8 @@ stretch material in further.md).  For each lesson file it prints:
     "##" heading takes in its "###" subsections), as "READ taskK N lines".
 Every link of the form (#anchor) or (file.md#anchor) between the rooms' lessons must name
 a heading of that file (GitHub's anchor rules), and every section a task file's "Read first:"
-line names ("README.md, "Title", ...; further.md, "Title"") must be a heading of that file.
+line names ("README.md, "Title", ...; further.md, "Title"") must be a heading of that file,
+and name the same sections as the task's reading-path row.
 
 --check exits 1 when a limit is broken:
   - room 04's README.md above 9,000 words of prose;
@@ -210,7 +211,17 @@ def main(argv):
                 if n is not None:
                     total += n
             print(f"READ {room} {t} {total} lines, {len(rows[t])} sections")
+            row = set()
+            for target in rows[t]:
+                r = resolve(readme, target, cache)
+                if r:
+                    row.add((os.path.normpath(r[0]), r[1]))
             for tf in glob.glob(os.path.join(d, t + ".c*")):
+                named = {(lf_name, slug(title)) for lf_name, title in read_first(tf)}
+                if named != row:  # the task file and the lesson send the learner to the same sections
+                    only = sorted(a for _, a in named - row) + sorted(a for _, a in row - named)
+                    problems.append(f"{room}/{os.path.basename(tf)}: its 'Read first' line and its reading-path row "
+                                    f"differ ({', '.join(only)})")
                 for lf_name, title in read_first(tf):
                     lf = lines_of(lf_name, cache)
                     if lf is None or slug(title) not in [a for _, _, a in headings(lf)]:

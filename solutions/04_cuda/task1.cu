@@ -11,8 +11,7 @@
  *
  * Read first: README.md, "A kernel and its launch", "Memory: host and device",
  *             "The four steps of porting CPU code to CUDA", "Checking errors".  The timings it
- *             prints are written for you; task 4 reads "Timing a GPU honestly" and
- *             "Moving data: why transfers can eat the gain".
+ *             prints are written for you; task 4's sections explain them.
  *
  * Both sides divide in IEEE single precision, which rounds correctly on the
  * CPU and the GPU alike, so every solution must match the CPU's exactly.

@@ -9,8 +9,7 @@
  *           of launches back to back, divided by their number (one short
  *           kernel alone would mostly measure the wait for its launch).
  *
- * Read first: README.md, "Timing a GPU honestly", "Moving data: why transfers can eat the gain",
- *             "Warps and memory: coalescing and bank conflicts".
+ * Read first: README.md, "Timing a GPU honestly", "Moving data: why transfers can eat the gain".
  *
  * The program also times it WRONGLY, with a host clock stopped straight after
  * the launch: a launch only queues the kernel and returns, so that clock

@@ -15,7 +15,7 @@
  *                between them and the GPU.  Works with every MPI.
  *   CUDA-aware:  MPI is handed the device pointers themselves and moves the
  *                data itself (GPUDirect where the hardware allows).  Only with
- *                an MPI built for it: pr_mpi_cuda_aware() asks the library.
+ *                an MPI built for it: pr_mpi_gpu_path() asks the library.
  *
  *   TODO 1: the staged scatter: each rank's block ends up in its GPU buffer;
  *   TODO 2: the staged reduce: rank 0 gets the sum of every rank's block sum;
