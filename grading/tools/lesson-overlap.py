@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """lesson-overlap.py [--max PERCENT] [--show] [ROOM...] -- (maintainers) how much of each solution its
 lesson already shows: the code lines of a solution's marked blocks (//@ solution { ... //@ })
-that stand verbatim in a code block of the room's README.md, spaces ignored.  Lines too
+that stand verbatim in a code block of the room's lessons (README.md and any other .md file
+in its folder, such as room 04's further.md), spaces ignored.  Lines too
 short to say anything (a brace, `else`, `break;`, a lone comment), a bare OpenMP pragma
 (`#pragma omp parallel for`: an API form the lesson must show), a call with no arguments
 (`__syncthreads();`: the same) and a plain counting loop (`for (long i = 0; i < n; i++)`)
@@ -83,7 +84,9 @@ def main():
     total = shown = 0
     print(f"{'task':<28} {'solution lines':>14} {'in the lesson':>14}")
     for room in rooms:
-        lesson = lesson_lines(os.path.join(root, room, "README.md"))
+        lesson = set()
+        for md in sorted(glob.glob(os.path.join(root, room, "*.md"))):
+            lesson |= lesson_lines(md)
         r_total = r_shown = 0
         for sol in sorted(glob.glob(os.path.join(root, "solutions", room, "task*.c*")),
                           key=lambda p: int(re.search(r"task(\d+)", p).group(1))):
