@@ -26,7 +26,8 @@
  * pieces: another order of additions).  Minibatches split unevenly, and a last
  * one smaller than T leaves some replicas with nothing to do.
  *
- * Read first: README.md, "Data parallelism: split the minibatch, add the gradients", "DP: one coordinator and its replicas".
+ * Read first: README.md, "Forward and backward by hand", "Data parallelism: split the minibatch,
+ * add the gradients", "DP: one coordinator and its replicas".
  *
  * Build and run by hand, from the room's folder:
  *   gcc -std=c11 -O2 -Wall -Wextra -I../grading/include -o task2 task2.c -lm -pthread

@@ -11,7 +11,7 @@
  *           lanes of a warp reading neighbouring elements of W at each load;
  *   TODO 2: its launch.
  *
- * Read first: README.md, "Warps and memory: coalescing and bank conflicts",
+ * Read first: README.md, "Warps and divergence", "Warps and memory: coalescing and bank conflicts",
  * "Within a warp: shuffles", "What the memory system sees".
  *
  * A version that is right but uncoalesced passes as SLOW: in the CPU simulator the

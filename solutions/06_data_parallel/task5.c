@@ -22,7 +22,7 @@
  *
  * Build and run by hand, from the room's folder:
  *   mpicc -std=c11 -O2 -Wall -Wextra -I../grading/include -o task5 task5.c -lm
- *   mpiexec -n 2 ./task5 hidden=400 n=4001 batch=501
+ *   mpiexec -n 2 ./task5 hidden=400 n=4001 batch=401
  * Grade it from the top folder:  make grade TASK=06_data_parallel/task5
  */
 #define PR_MPI

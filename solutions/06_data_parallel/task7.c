@@ -33,7 +33,8 @@
  * the GAN learns the ring is only printed (how many of the 8 clusters its
  * points land near): after the grader's few steps, it has not.
  *
- * Read first: README.md, "Forward and backward by hand", "DDP: equal ranks and one allreduce", "Task 7 (stretch): a tiny GAN trained with DDP".
+ * Read first: README.md, "Forward and backward by hand", "Data parallelism: split the minibatch, add
+ * the gradients", "DDP: equal ranks and one allreduce", "Task 7 (stretch): a tiny GAN trained with DDP".
  *
  * Build and run by hand, from the room's folder:
  *   mpicc -std=c11 -O2 -Wall -Wextra -I../grading/include -o task7 task7.c -lm
