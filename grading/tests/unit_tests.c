@@ -827,6 +827,12 @@ static void test_work_check(void)
     CU_ASSERT_PTR_NULL(work_check(&runs, &runs, 2, 0));
     CU_ASSERT_PTR_NOT_NULL(why = work_check(&one_a_run, &runs, 2, 0));
     free(why);
+    /* one short-lived worker the sampler never saw is not the method's fault; two are */
+    run_work one_unseen = make_work(1.0, 8, (double[]){ 0.6, 0.05, 0.05, 0.05, 0.05, 0.05, 0.05, 0.05 });
+    run_work two_unseen = make_work(1.0, 7, (double[]){ 0.6, 0.05, 0.05, 0.05, 0.05, 0.05, 0.05 });
+    CU_ASSERT_PTR_NULL(work_check(&one_unseen, &runs, 2, 0));
+    CU_ASSERT_PTR_NOT_NULL(why = work_check(&two_unseen, &runs, 2, 0));
+    free(why);
     /* without the reference's figures: an even share of the task's own time */
     CU_ASSERT_PTR_NULL(work_check(&good, NULL, 2, 0));
     CU_ASSERT_PTR_NOT_NULL(why = work_check(&serial, NULL, 2, 0));
