@@ -168,6 +168,7 @@ pristine: $(PRGEN)
 	$(Q)bash grading/tools/pristine.sh build/pristine
 
 ## check-solutions: every reference solution, graded as if a learner wrote it, passes, at DRAWS draws
+##                  (from the second draw on, the simulator's thread order at another seed: CUDA_SIM_SEED=2, 3 ...)
 ##                  (default 1; make test: 3): the first at SEED (else a fresh one), each next drawn from it;
 ##                  the later draws keep the first one's builds (grade --reuse-builds)
 check-solutions: $(GRADE)
@@ -175,10 +176,10 @@ check-solutions: $(GRADE)
 	case $$draws in [1-9]|[1-9][0-9]) ;; *) echo "check-solutions: DRAWS=$$draws: a number of draws, 1 to 99" >&2; exit 2 ;; esac; \
 	for i in $$(seq $$draws); do \
 	    [ $$draws -eq 1 ] || echo "check-solutions: draw $$i of $$draws: SEED=$$seed"; \
-	    reuse=; [ $$i -eq 1 ] || reuse=--reuse-builds; \
-	    GRADE_SEED=$$seed $(GRADE) --tasks-from solutions --expect pass --werror $(GRADE_FILTER) --ref-dir build/refs $$reuse \
+	    reuse=; simseed=; [ $$i -eq 1 ] || { reuse=--reuse-builds; simseed=CUDA_SIM_SEED=$${CUDA_SIM_SEED:-$$i}; }; \
+	    env $$simseed GRADE_SEED=$$seed $(GRADE) --tasks-from solutions --expect pass --werror $(GRADE_FILTER) --ref-dir build/refs $$reuse \
 	        --json build/check-solutions.json --junit build/check-solutions.xml \
-	        || { echo "check-solutions: failed at SEED=$$seed (make check-solutions SEED=$$seed grades that draw again)"; exit 1; }; \
+	        || { echo "check-solutions: failed at SEED=$$seed $$simseed (make check-solutions SEED=$$seed $$simseed grades that draw again)"; exit 1; }; \
 	    seed=$$(( seed * 48271 % 999999999 + 1 )); \
 	done
 
@@ -206,7 +207,7 @@ gpu-session:
 
 ## stress: every solution graded again and again (STRESS=short: once, plus a simulator seed;
 ##         STRESS=long: 50 passes and 50 simulator seeds, hours), ROOM=/TASK= to narrow it,
-##         PASSES=N passes over the solutions (PASSES=0: the simulator seeds alone, as CI runs it)
+##         PASSES=N passes over the solutions (PASSES=0: the simulator seeds alone)
 stress: $(GRADE)
 	$(Q)bash grading/tests/stress.sh $(or $(STRESS),short) $(if $(ROOM),--room $(ROOM)) $(if $(TASK),--task $(TASK)) $(if $(PASSES),--passes $(PASSES))
 

@@ -9,7 +9,7 @@
 #      once per shuffle seed CUDA_SIM_SEED = first..K (the grader hands its
 #      environment to the programs), so a barrier that only works in one
 #      thread order shows up.
-# Modes:  short (CI, under 3 minutes on 2 idle cores): 1 pass, then seed 2 (seed 1 is
+# Modes:  short (under 3 minutes on 2 idle cores): 1 pass, then seed 2 (seed 1 is
 #         the simulator's default, already run by the pass) for rooms 04 and 05;
 #         long (issue 12's check, "50 runs in a row in every configuration"):
 #         50 passes, seeds 1..50 for every CUDA task.  --passes / --seeds override.
