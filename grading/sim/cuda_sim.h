@@ -750,6 +750,14 @@ inline void *cuda_sim_asan_fiber_fake[1024];
 #endif
 
 #if defined(__x86_64__)
+/* The switch saves the callee-saved registers on the old stack and takes them from the new
+ * one.  It goes on with a jmp, not a ret: a ret to another stack's caller would miss the
+ * CPU's return-address prediction at every switch, and make the next rets miss too (twice
+ * as slow on a kernel with barriers).  The floating-point control words (rounding, FTZ) are
+ * not switched: every thread runs with the host's, which the simulator's rounding-mode
+ * intrinsics restore after each operation.  Each stack starts a few cache lines lower than
+ * the one before (fiber_prepare): stacks the same distance apart would all start in one
+ * cache set. */
 extern "C" void cuda_sim_switch(void **save_sp, void *new_sp);
 extern "C" void cuda_sim_fiber_entry();
 __asm__(".text\n"
@@ -757,12 +765,10 @@ __asm__(".text\n"
         ".type cuda_sim_switch,@function\n"
         "cuda_sim_switch:\n"
         "  pushq %rbp\n  pushq %rbx\n  pushq %r12\n  pushq %r13\n  pushq %r14\n  pushq %r15\n"
-        "  subq $8, %rsp\n  stmxcsr (%rsp)\n  fnstcw 4(%rsp)\n"
         "  movq %rsp, (%rdi)\n"
         "  movq %rsi, %rsp\n"
-        "  ldmxcsr (%rsp)\n  fldcw 4(%rsp)\n  addq $8, %rsp\n"
         "  popq %r15\n  popq %r14\n  popq %r13\n  popq %r12\n  popq %rbx\n  popq %rbp\n"
-        "  ret\n"
+        "  popq %rcx\n  jmpq *%rcx\n"
         ".weak cuda_sim_fiber_entry\n"
         ".type cuda_sim_fiber_entry,@function\n"
         "cuda_sim_fiber_entry:\n"
@@ -794,16 +800,16 @@ CUDA_SIM_NOTSAN inline void fiber_main()
 CUDA_SIM_NOTSAN inline void fiber_prepare(int i)
 {
     char *top = S.stacks + (size_t)i * (S.stack_size + S.page) + S.page + S.stack_size;
+    top -= (size_t)(i % 64) * 64; /* (see cuda_sim_switch) */
 #if defined(__x86_64__)
     uint64_t *sp = (uint64_t *)top;
-    *--sp = 0; *--sp = 0;               /* padding: rsp is 16-aligned after ret, so fiber_main */
+    *--sp = 0; *--sp = 0;               /* padding: rsp is 16-aligned after the jmp, so fiber_main */
                                         /* starts with rsp = 8 mod 16 as the x86-64 ABI says */
     *--sp = (uint64_t)cuda_sim_fiber_entry;
     *--sp = 0;                          /* rbp */
     *--sp = 0;                          /* rbx */
     *--sp = (uint64_t)(void (*)())fiber_main; /* r12 */
     *--sp = 0; *--sp = 0; *--sp = 0;    /* r13 r14 r15 */
-    *--sp = 0x037F00001F80ULL;          /* mxcsr (low), x87 control word (high) */
     S.fibers[i].sp = sp;
 #else
     getcontext(&S.fiber_uc[i]);
@@ -936,11 +942,19 @@ CUDA_SIM_NOTSAN inline void run_block(unsigned bx, unsigned by, unsigned bz, siz
             if (S.fibers[i].state == RUNNABLE)
                 order[m++] = i;
         for (int i = m - 1; i > 0; i--) {
-            int j = (int)(splitmix(S.rng) % (uint64_t)(i + 1));
+            /* j uniform in 0..i: the high half of a 64x64-bit product (no division) */
+            int j = (int)(((unsigned __int128)splitmix(S.rng) * (unsigned)(i + 1)) >> 64);
             std::swap(order[i], order[j]);
         }
-        for (int k = 0; k < m; k++)
+        for (int k = 0; k < m; k++) {
+            if (k + 1 < m) { /* the next thread's saved registers and the frames above them */
+                const char *next = (const char *)S.fibers[order[k + 1]].sp;
+                __builtin_prefetch(next);
+                __builtin_prefetch(next + 64);
+                __builtin_prefetch(next + 128);
+            }
             run_fiber(order[k]);
+        }
         S.cur = -1;
         if (S.kernel_aborted) { /* a device-side assert: the block's other threads stop too */
             return;
@@ -991,7 +1005,7 @@ CUDA_SIM_NOTSAN inline void run_block(unsigned bx, unsigned by, unsigned bz, siz
             const Fiber &f0 = S.fibers[first_block];
             for (int i = 0; i < n; i++) {
                 const Fiber &f = S.fibers[i];
-                if (f.line != f0.line || strcmp(f.file, f0.file) != 0)
+                if (f.line != f0.line || (f.file != f0.file && strcmp(f.file, f0.file) != 0))
                     fatal("threads of %s wait at different __syncthreads(): thread (%u,%u,%u) at %s:%d, "
                           "thread (%u,%u,%u) at %s:%d (every thread must reach the same barrier)",
                           blk, f0.tid.x, f0.tid.y, f0.tid.z, f0.file, f0.line, f.tid.x, f.tid.y, f.tid.z, f.file,
