@@ -292,6 +292,32 @@ bench_cuda() {
     read -r sim spread < <(for _ in $(seq "$reps"); do "$out/bin/simsum" n=1048576 tpb=256 | time_of "GPU kernel"; done | stats)
     read -r cpu _ < <(for _ in $(seq "$reps"); do "$out/bin/simsum" n=1048576 tpb=256 | time_of CPU; done | stats)
     row cuda "simulator: 04 task2 sum of 2^20, tpb=256 (s)" "$sim" s "$spread" "plain CPU loop" "$cpu s" "$(ratio "$sim" "$cpu")" "<= 2 s" "$(verdict "$sim" "<=" 2)"
+    # a kernel with barriers: 32x32 tiles, NVIDIA's matrixMul sample's work (301 launches), one
+    # run; against the same program built with a9b4158's simulator, measured once on the
+    # 2-core machine of docs/benchmarks.md (issue 39's target: within 10 s)
+    if grading/sim/simcc -O2 -o "$out/bin/simmatmul" grading/bench/simmatmul.cu; then
+        local mm
+        mm=$("$out/bin/simmatmul" | time_of "simulated matmul")
+        row cuda "simulator: tiled matmul, the matrixMul sample's work (s)" "${mm:-nan}" s 0 "a9b4158's simulator" "$a9_matmul s" "$(ratio "$mm" "$a9_matmul")" "<= 10 s" "$(verdict "$mm" "<=" 10)"
+    else
+        row cuda "simulator: tiled matmul" "-" "" 0 "" "" "" "" "FAILED: simcc could not build grading/bench/simmatmul.cu"
+    fi
+    # grading the solved CUDA rooms in the simulator as a learner's first grading does
+    # (every reference and task built, every configuration run, the perf verdict on), one
+    # draw; against a9b4158, measured the same way once (issue 39's target: half as long)
+    local start secs room ok=1
+    start=$(date +%s.%N)
+    for room in 04 05 06; do
+        GRADE_CUDA=sim GRADE_SEED=12345 grading/bin/grade --tasks-from solutions --room "$room" --quiet \
+            --build-dir "$out/grade-sim" --json "$out/grade-sim/$room.json" --junit "$out/grade-sim/$room.xml" \
+            >"$out/grade-sim-$room.log" 2>&1 || ok=0
+    done
+    secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}')
+    if [ $ok = 1 ]; then
+        row cuda "simulator: grading the solved rooms 04-06 (s)" "$secs" s 0 "a9b4158" "$a9_grade s" "$(ratio "$secs" "$a9_grade")" "<= 0.5x" "$(verdict "$(ratio "$secs" "$a9_grade")" "<=" 0.5)"
+    else
+        row cuda "simulator: grading the solved rooms 04-06" "-" "" 0 "" "" "" "" "FAILED: a solution did not pass ($out/grade-sim-*.log)"
+    fi
     # the same under the race checker (simcc --racecheck): one run, its kernel time
     if grading/sim/simcc --racecheck -O2 -Igrading/include -o "$out/bin/simsum-race" solutions/04_cuda/task2.cu 2>"$out/simsum-race.build"; then
         local race

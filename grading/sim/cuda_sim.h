@@ -347,6 +347,7 @@ struct Op {
     int line;
     bool uses_managed; /* a kernel, or a copy or memset of managed memory */
     bool done;
+    double host_fn_at; /* a host function (cudaLaunchHostFunc, a stream callback): when it was queued */
 };
 using OpRef = std::shared_ptr<Op>;
 
@@ -1237,8 +1238,18 @@ inline void complete_legacy()
 
 /* At exit: work that was queued and never synchronized.  A GPU need not run it (and a
  * kernel's printf output appears only at a synchronization): say so. */
+inline bool progress_started = false, progress_stop = false; /* (the progress thread: see progress_loop) */
 inline void check_at_exit()
 {
+    /* (another host thread may be inside a call: wait for it a while, not for ever) */
+    std::unique_lock<std::recursive_mutex> lock(api_mutex, std::defer_lock);
+    for (int i = 0; i < 200 && !lock.try_lock(); i++) {
+        struct timespec nap = {0, 5 * 1000 * 1000};
+        nanosleep(&nap, nullptr);
+    }
+    progress_stop = true;
+    if (!lock.owns_lock())
+        return;
     int left = 0;
     const Op *first = nullptr;
     for (auto &op : S.queued)
@@ -1272,6 +1283,7 @@ inline OpRef enqueue(cudaStream_t s, const char *what, const char *file, int lin
     op->line = line;
     op->uses_managed = uses_managed;
     op->done = false;
+    op->host_fn_at = 0;
     auto after = [&](const OpRef &d) {
         if (d && !d->done)
             op->deps.push_back(d);
@@ -1397,6 +1409,41 @@ inline cudaError_t fail(cudaError_t e)
 {
     S.last_error = e;
     return e;
+}
+
+/* Queued work runs at a synchronization.  A program may instead wait for a host function it
+ * queued (a stream callback that wakes its host threads, as NVIDIA's simpleCallback does)
+ * without ever synchronizing: on a GPU the work runs anyway.  So from the first host function
+ * on, a progress thread looks every 10 ms for one queued 50 ms ago or more and runs the work
+ * up to it (and so the function itself, on that thread, as CUDA runs callbacks on a thread
+ * of its own), under the API lock.  Work without host functions still runs only at a
+ * synchronization. */
+inline void *progress_loop(void *)
+{
+    for (;;) {
+        struct timespec nap = {0, 10 * 1000 * 1000};
+        nanosleep(&nap, nullptr);
+        CUDA_SIM_API;
+        if (progress_stop)
+            return nullptr;
+        double t = now();
+        for (auto &op : S.queued)
+            if (!op->done && op->host_fn_at > 0 && t - op->host_fn_at >= 0.05) {
+                OpRef keep = op; /* (complete() may pop it from the queue) */
+                complete(keep);
+                break;
+            }
+    }
+}
+inline void queued_host_fn(const OpRef &op) /* (the API lock held) */
+{
+    op->host_fn_at = now();
+    if (progress_started || S.eager)
+        return;
+    progress_started = true;
+    pthread_t t;
+    if (pthread_create(&t, nullptr, progress_loop, nullptr) == 0)
+        pthread_detach(t);
 }
 /* What a synchronizing call returns once its work has run: cudaErrorAssert for good after a
  * device-side assert failed (a sticky error: the context cannot be used any more). */
@@ -2284,7 +2331,7 @@ static inline cudaError_t cudaLaunchHostFunc(cudaStream_t s, cudaHostFn_t fn, vo
 {
     CUDA_SIM_API;
     if (!fn) return cuda_sim::fail(cudaErrorInvalidValue);
-    cuda_sim::enqueue(s, "cudaLaunchHostFunc", nullptr, 0, false, [fn, data]() { fn(data); });
+    cuda_sim::queued_host_fn(cuda_sim::enqueue(s, "cudaLaunchHostFunc", nullptr, 0, false, [fn, data]() { fn(data); }));
     return cudaSuccess;
 }
 typedef void (*cudaStreamCallback_t)(cudaStream_t, cudaError_t, void *);
@@ -2292,7 +2339,8 @@ static inline cudaError_t cudaStreamAddCallback(cudaStream_t s, cudaStreamCallba
 {
     CUDA_SIM_API;
     if (!cb) return cuda_sim::fail(cudaErrorInvalidValue);
-    cuda_sim::enqueue(s, "cudaStreamAddCallback", nullptr, 0, false, [s, cb, data]() { cb(s, cudaSuccess, data); });
+    cuda_sim::queued_host_fn(
+        cuda_sim::enqueue(s, "cudaStreamAddCallback", nullptr, 0, false, [s, cb, data]() { cb(s, cudaSuccess, data); }));
     return cudaSuccess;
 }
 

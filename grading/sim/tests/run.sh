@@ -89,6 +89,8 @@ expect dynshared 0 "wrong 0 first 95 last 960"
 expect atomics 0 "histogram wrong 0 bin0 6250
 max 999 min -523 cas 1 exch 524800 ull 8796093022208 f 512.0 d 256.00"
 expect streams 0 "sum 32437632 elapsed positive 1"
+# a host thread that waits for a stream callback, never synchronizing (the progress thread)
+expect hostfn_wait 0 "callback 42 sum 500500"
 # (what the CUDA 13 runtime on an H100 printed for the same program)
 expect badlaunch 0 "2048 threads: 1 invalid argument (peek 1)
 after: 0 no error
