@@ -361,6 +361,7 @@ struct Fiber {
     int line;
     int pred;
     uint3 tid;
+    bool started;
 };
 
 struct State {
@@ -399,6 +400,8 @@ struct State {
     char *stacks = nullptr;
     size_t stacks_len = 0;
     Fiber fibers[1024];
+    const int *round_order = nullptr; /* the threads of this round, in their shuffled order */
+    int round_len = 0, round_pos = 0;  /* (run_block; fiber_main takes fresh ones from it) */
     int nthreads = 0;
     int cur = -1;
     void *sched_sp = nullptr;
@@ -778,10 +781,26 @@ __asm__(".text\n"
 #endif
 
 [[noreturn]] CUDA_SIM_NOTSAN inline void fiber_exit();
+/* A thread that ends without having waited leaves its stack free: when the next thread of
+ * the round has not started yet, it runs here at once, on the same stack, without going
+ * back to the scheduler (a kernel without barriers then costs no switch a thread). */
 CUDA_SIM_NOTSAN inline void fiber_main()
 {
     CUDA_SIM_ASAN_FIBER_STARTED();
-    S.thunk(S.thunk_arg);
+    for (;;) {
+        S.thunk(S.thunk_arg);
+        if (S.kernel_aborted || S.round_pos >= S.round_len)
+            break;
+        int next = S.round_order[S.round_pos];
+        Fiber &n = S.fibers[next];
+        if (n.started || n.state != RUNNABLE)
+            break;
+        S.round_pos++;
+        S.fibers[S.cur].state = DONE;
+        S.cur = next;
+        n.started = true;
+        threadIdx = n.tid;
+    }
     fiber_exit();
 }
 
@@ -824,6 +843,10 @@ CUDA_SIM_NOTSAN inline void fiber_prepare(int i)
 CUDA_SIM_NOTSAN inline void run_fiber(int i)
 {
     S.cur = i;
+    if (!S.fibers[i].started) {
+        S.fibers[i].started = true;
+        fiber_prepare(i);
+    }
     threadIdx = S.fibers[i].tid;
     CUDA_SIM_ASAN_TO_FIBER(i);
 #if defined(__x86_64__)
@@ -933,8 +956,8 @@ CUDA_SIM_NOTSAN inline void run_block(unsigned bx, unsigned by, unsigned bz, siz
         f.file = nullptr;
         f.line = 0;
         f.warp_mask = 0;
+        f.started = false; /* (its first frame is made when it first runs: run_fiber) */
         S.xparity[i] = 0;
-        fiber_prepare(i);
     }
     static int order[1024];
     for (;;) {
@@ -947,7 +970,11 @@ CUDA_SIM_NOTSAN inline void run_block(unsigned bx, unsigned by, unsigned bz, siz
             int j = (int)(((unsigned __int128)splitmix(S.rng) * (unsigned)(i + 1)) >> 64);
             std::swap(order[i], order[j]);
         }
-        for (int k = 0; k < m; k++) {
+        S.round_order = order;
+        S.round_len = m;
+        S.round_pos = 0;
+        while (S.round_pos < m) { /* (a thread that ends may run the next ones: fiber_main) */
+            int k = S.round_pos++;
             if (k + 1 < m) { /* the next thread's saved registers and the frames above them */
                 const char *next = (const char *)S.fibers[order[k + 1]].sp;
                 __builtin_prefetch(next);
