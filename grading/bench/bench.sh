@@ -279,22 +279,13 @@ bench_gpu() {
     [ "$found" = 1 ] || not_run cuda "04 task4 transfer crossover (no verdict printed)" "$out/gpucross.txt"
 }
 
-gpu_here() { command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; }
-bench_cuda() {
-    section "04 CUDA"
-    if gpu_here; then
-        bench_gpu
-    else
-        row cuda "GPU reduction vs copy bandwidth and CUB; tiled, ladder and register-tiled vs cuBLAS SGEMM" "-" "" 0 "" "" "" "" "no GPU here: not measured"
-    fi
-    grading/sim/simcc -O2 -Igrading/include -o "$out/bin/simsum" solutions/04_cuda/task2.cu || { row cuda "simulator: 04 task2" "-" "" 0 "" "" "" "" "FAILED: simcc could not build it"; return; }
-    local sim cpu spread
-    read -r sim spread < <(for _ in $(seq "$reps"); do "$out/bin/simsum" n=1048576 tpb=256 | time_of "GPU kernel"; done | stats)
-    read -r cpu _ < <(for _ in $(seq "$reps"); do "$out/bin/simsum" n=1048576 tpb=256 | time_of CPU; done | stats)
-    row cuda "simulator: 04 task2 sum of 2^20, tpb=256 (s)" "$sim" s "$spread" "plain CPU loop" "$cpu s" "$(ratio "$sim" "$cpu")" "<= 2 s" "$(verdict "$sim" "<=" 2)"
+# The simulator's speed where issue 39 set targets, against a9b4158 (figures measured once,
+# on the 2-core machine of docs/benchmarks.md, 2026-11-28: the same program built with
+# a9b4158's simulator, and a9b4158's grader on the same solutions).
+a9_matmul=74.8 a9_grade=173.7 # (one run; the mean of two runs, 159.6 and 187.7 s)
+bench_sim_slow() {
     # a kernel with barriers: 32x32 tiles, NVIDIA's matrixMul sample's work (301 launches), one
-    # run; against the same program built with a9b4158's simulator, measured once on the
-    # 2-core machine of docs/benchmarks.md (issue 39's target: within 10 s)
+    # run (issue 39's target: within 10 s)
     if grading/sim/simcc -O2 -o "$out/bin/simmatmul" grading/bench/simmatmul.cu; then
         local mm
         mm=$("$out/bin/simmatmul" | time_of "simulated matmul")
@@ -304,8 +295,9 @@ bench_cuda() {
     fi
     # grading the solved CUDA rooms in the simulator as a learner's first grading does
     # (every reference and task built, every configuration run, the perf verdict on), one
-    # draw; against a9b4158, measured the same way once (issue 39's target: half as long)
+    # draw (issue 39's target: half as long as a9b4158)
     local start secs room ok=1
+    rm -rf "$out/grade-sim"
     start=$(date +%s.%N)
     for room in 04 05 06; do
         GRADE_CUDA=sim GRADE_SEED=12345 grading/bin/grade --tasks-from solutions --room "$room" --quiet \
@@ -318,6 +310,24 @@ bench_cuda() {
     else
         row cuda "simulator: grading the solved rooms 04-06" "-" "" 0 "" "" "" "" "FAILED: a solution did not pass ($out/grade-sim-*.log)"
     fi
+}
+
+gpu_here() { command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; }
+bench_cuda() {
+    section "04 CUDA"
+    if gpu_here; then
+        bench_gpu
+    else
+        row cuda "GPU reduction vs copy bandwidth and CUB; tiled, ladder and register-tiled vs cuBLAS SGEMM" "-" "" 0 "" "" "" "" "no GPU here: not measured"
+    fi
+    grading/sim/simcc -O2 -Igrading/include -o "$out/bin/simsum" solutions/04_cuda/task2.cu || { row cuda "simulator: 04 task2" "-" "" 0 "" "" "" "" "FAILED: simcc could not build it"; return; }
+    local sim cpu spread
+    read -r sim spread < <(for _ in $(seq "$reps"); do "$out/bin/simsum" n=1048576 tpb=256 | time_of "GPU kernel"; done | stats)
+    read -r cpu _ < <(for _ in $(seq "$reps"); do "$out/bin/simsum" n=1048576 tpb=256 | time_of "CPU, 1 core"; done | stats)
+    row cuda "simulator: 04 task2 sum of 2^20, tpb=256 (s)" "$sim" s "$spread" "plain CPU loop" "$cpu s" "$(ratio "$sim" "$cpu")" "<= 2 s" "$(verdict "$sim" "<=" 2)"
+    # two rows that take some minutes, for machines without a GPU (BENCH_SIM_SLOW=0 leaves
+    # them out: check-bench does)
+    gpu_here || [ "${BENCH_SIM_SLOW:-1}" = 0 ] || bench_sim_slow
     # the same under the race checker (simcc --racecheck): one run, its kernel time
     if grading/sim/simcc --racecheck -O2 -Igrading/include -o "$out/bin/simsum-race" solutions/04_cuda/task2.cu 2>"$out/simsum-race.build"; then
         local race

@@ -33,7 +33,7 @@ chmod +x "$tmp/fake/nvidia-smi" "$tmp/fake/nvcc"
 
 # bench RC ROOM: the bench with the fake GPU whose programs exit RC; output in $tmp/log
 bench() {
-    PATH=$tmp/fake:$PATH NVCC=$tmp/fake/nvcc FAKE_RC=$1 BENCH_OUT=$tmp/out \
+    PATH=$tmp/fake:$PATH NVCC=$tmp/fake/nvcc FAKE_RC=$1 BENCH_OUT=$tmp/out BENCH_SIM_SLOW=0 \
         bash grading/bench/bench.sh "$2" > "$tmp/log" 2>&1
 }
 
