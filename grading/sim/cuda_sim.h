@@ -112,6 +112,21 @@
 
 /* simcc --profile and --racecheck: the .cu files get ThreadSanitizer's instrumentation,
  * answered by cuda_sim_profile.h; the simulator's own machinery is not instrumented. */
+/* The runtime's larger functions (the scheduler, the queues, the API calls) are marked
+ * CUDA_SIM_RT (in namespace cuda_sim) or CUDA_SIM_API_FN (the API's).  Each is an inline
+ * function of the program's own, unless simcc keeps a compiled copy of them (grading/bin/simrt/,
+ * one per build flavour): it then compiles this header alone, with CUDA_SIM_RUNTIME_OBJECT,
+ * into an object of ordinary definitions, and builds programs against a copy of this header
+ * whose marked functions are declarations only (CUDA_SIM_RUNTIME_LINKED).  That saves
+ * compiling the runtime again for every program.  The device functions a kernel calls are
+ * not marked: they stay inline either way. */
+#if defined(CUDA_SIM_RUNTIME_OBJECT) || defined(CUDA_SIM_RUNTIME_LINKED)
+#define CUDA_SIM_RT
+#define CUDA_SIM_API_FN
+#else
+#define CUDA_SIM_RT inline
+#define CUDA_SIM_API_FN static inline
+#endif
 #if defined(__SANITIZE_THREAD__) || defined(CUDA_SIM_PROFILE)
 #define CUDA_SIM_NOTSAN __attribute__((no_sanitize_thread))
 #else
@@ -449,8 +464,8 @@ inline WorkRecord W;
 
 /* The profiler (simcc --profile, cuda_sim_profile.h): a launch, a block done, an atomic. */
 #if defined(CUDA_SIM_PROFILE)
-inline void prof_launch(const char *name, size_t dyn);
-inline void prof_block_done();
+CUDA_SIM_RT void prof_launch(const char *name, size_t dyn);
+CUDA_SIM_RT void prof_block_done();
 inline void prof_access(uintptr_t pc, const void *p, size_t size, uint8_t flags);
 inline void prof_barrier();
 inline void prof_warp_sync();
@@ -479,7 +494,7 @@ constexpr inline void tick()
 #endif
 }
 
-inline void work_block_done(int n)
+CUDA_SIM_RT void work_block_done(int n)
 {
     for (int i = 0; i < n; i++) {
         uint64_t u = 1 + W.ticks[i];
@@ -496,7 +511,7 @@ inline void work_block_done(int n)
 
 /* The fewest threads that did half the work: the busiest first, bucket by bucket (within a
  * bucket, its mean). */
-inline uint64_t work_half_threads()
+CUDA_SIM_RT uint64_t work_half_threads()
 {
     uint64_t need = (W.units + 1) / 2, done = 0, threads = 0;
     for (int b = 63; b >= 0 && done < need; b--) {
@@ -515,7 +530,7 @@ inline uint64_t work_half_threads()
 }
 
 /* The median thread's work: the mean of the bucket that holds the middle thread. */
-inline uint64_t work_median_units()
+CUDA_SIM_RT uint64_t work_median_units()
 {
     uint64_t half = (W.threads + 1) / 2, seen = 0;
     for (int b = 0; b < 64; b++) {
@@ -526,7 +541,7 @@ inline uint64_t work_median_units()
     return 0;
 }
 
-inline void work_write()
+CUDA_SIM_RT void work_write()
 {
     const char *prefix = getenv("PR_SIM_WORK");
     if (!prefix || !*prefix)
@@ -549,8 +564,8 @@ inline void work_write()
 /* at exit, whether or not the program used CUDA at all */
 inline int work_at_exit = (atexit(work_write), 0);
 
-[[noreturn]] inline void fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-inline void fatal(const char *fmt, ...)
+[[noreturn]] CUDA_SIM_RT void fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+CUDA_SIM_RT void fatal(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -564,8 +579,8 @@ inline void fatal(const char *fmt, ...)
 
 /* What the simulator cannot do, asked for at run time: says so, exits with status 77 (as simcc
  * does at build time). */
-[[noreturn]] inline void not_simulated(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-inline void not_simulated(const char *fmt, ...)
+[[noreturn]] CUDA_SIM_RT void not_simulated(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+CUDA_SIM_RT void not_simulated(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -589,13 +604,13 @@ inline uint64_t splitmix(uint64_t &s)
 /* ---- device memory protection ----
  * Device memory is readable and writable only inside kernels and copies; managed memory
  * also while nothing that may use it (a kernel, a copy or memset of it) is queued. */
-inline void protect_kind(int host, bool open)
+CUDA_SIM_RT void protect_kind(int host, bool open)
 {
     for (auto &a : S.allocs)
         if (a.host == host)
             mprotect(a.base + S.page, a.map_len - 2 * S.page, open ? PROT_READ | PROT_WRITE : PROT_NONE);
 }
-inline void refresh_protection()
+CUDA_SIM_RT void refresh_protection()
 {
     bool dev = S.device_accessible > 0;
     bool managed = dev || S.draining > 0 || S.queued_managed == 0;
@@ -604,10 +619,10 @@ inline void refresh_protection()
     if (managed != S.managed_open)
         protect_kind(2, S.managed_open = managed);
 }
-inline void open_device() { if (S.device_accessible++ == 0) refresh_protection(); }
-inline void close_device() { if (--S.device_accessible == 0) refresh_protection(); }
+CUDA_SIM_RT void open_device() { if (S.device_accessible++ == 0) refresh_protection(); }
+CUDA_SIM_RT void close_device() { if (--S.device_accessible == 0) refresh_protection(); }
 
-inline const Alloc *find_alloc(const void *p, bool with_guards)
+CUDA_SIM_RT const Alloc *find_alloc(const void *p, bool with_guards)
 {
     const char *c = (const char *)p;
     for (auto &a : S.allocs) {
@@ -618,9 +633,9 @@ inline const Alloc *find_alloc(const void *p, bool with_guards)
 }
 
 /* ---- SIGSEGV: say what happened, then die of the signal ---- */
-inline void say(const char *text) { ssize_t r = write(2, text, strlen(text)); (void)r; }
+CUDA_SIM_RT void say(const char *text) { ssize_t r = write(2, text, strlen(text)); (void)r; }
 
-inline void on_segv(int sig, siginfo_t *info, void *uctx)
+CUDA_SIM_RT void on_segv(int sig, siginfo_t *info, void *uctx)
 {
     char msg[1024];
     const char *addr = (const char *)info->si_addr;
@@ -688,7 +703,7 @@ inline void on_segv(int sig, siginfo_t *info, void *uctx)
     signal(sig, SIG_DFL); /* returning re-runs the access: the process dies of SIGSEGV */
 }
 
-inline void init()
+CUDA_SIM_RT void init()
 {
     if (S.inited)
         return;
@@ -780,11 +795,11 @@ __asm__(".text\n"
         "  ud2\n");
 #endif
 
-[[noreturn]] CUDA_SIM_NOTSAN inline void fiber_exit();
+[[noreturn]] CUDA_SIM_NOTSAN CUDA_SIM_RT void fiber_exit();
 /* A thread that ends without having waited leaves its stack free: when the next thread of
  * the round has not started yet, it runs here at once, on the same stack, without going
  * back to the scheduler (a kernel without barriers then costs no switch a thread). */
-CUDA_SIM_NOTSAN inline void fiber_main()
+CUDA_SIM_NOTSAN CUDA_SIM_RT void fiber_main()
 {
     CUDA_SIM_ASAN_FIBER_STARTED();
     for (;;) {
@@ -805,7 +820,7 @@ CUDA_SIM_NOTSAN inline void fiber_main()
 }
 
 /* Ends the running fiber (its thread of the block is done) and goes back to the scheduler. */
-[[noreturn]] CUDA_SIM_NOTSAN inline void fiber_exit()
+[[noreturn]] CUDA_SIM_NOTSAN CUDA_SIM_RT void fiber_exit()
 {
     S.fibers[S.cur].state = DONE;
     CUDA_SIM_ASAN_TO_SCHEDULER(nullptr);
@@ -817,7 +832,7 @@ CUDA_SIM_NOTSAN inline void fiber_main()
     __builtin_unreachable();
 }
 
-CUDA_SIM_NOTSAN inline void fiber_prepare(int i)
+CUDA_SIM_NOTSAN CUDA_SIM_RT void fiber_prepare(int i)
 {
     char *top = S.stacks + (size_t)i * (S.stack_size + S.page) + S.page + S.stack_size;
     top -= (size_t)(i % 64) * 64; /* (see cuda_sim_switch) */
@@ -840,7 +855,7 @@ CUDA_SIM_NOTSAN inline void fiber_prepare(int i)
 #endif
 }
 
-CUDA_SIM_NOTSAN inline void run_fiber(int i)
+CUDA_SIM_NOTSAN CUDA_SIM_RT void run_fiber(int i)
 {
     S.cur = i;
     if (!S.fibers[i].started) {
@@ -872,7 +887,7 @@ CUDA_SIM_NOTSAN inline void yield_to_scheduler()
     CUDA_SIM_ASAN_FIBER_RESUMED(me);
 }
 
-inline void ensure_stacks(int n)
+CUDA_SIM_RT void ensure_stacks(int n)
 {
     if (S.stacks)
         return;
@@ -894,7 +909,7 @@ CUDA_SIM_NOTSAN inline void poison_bytes(void *p, size_t n)
         c[i] = 0xff;
 }
 
-inline bool shared_poison_on()
+CUDA_SIM_RT bool shared_poison_on()
 {
     static int poison = -1;
     if (poison < 0) {
@@ -904,7 +919,7 @@ inline bool shared_poison_on()
     return poison;
 }
 
-CUDA_SIM_NOTSAN inline void poison_shared(size_t dyn_bytes)
+CUDA_SIM_NOTSAN CUDA_SIM_RT void poison_shared(size_t dyn_bytes)
 {
     if (!shared_poison_on())
         return;
@@ -935,14 +950,14 @@ CUDA_SIM_NOTSAN inline void shared_seen(void *p, size_t n)
         poison_bytes(p, n);
 }
 
-inline void describe_block(char *buf, size_t n)
+CUDA_SIM_RT void describe_block(char *buf, size_t n)
 {
     snprintf(buf, n, "block (%u,%u,%u) of the kernel launched at %s:%d", S.cur_block.x, S.cur_block.y,
              S.cur_block.z, S.launch_file, S.launch_line);
 }
 
 /* Runs one block: every thread to completion, releasing barriers as they fill. */
-CUDA_SIM_NOTSAN inline void run_block(unsigned bx, unsigned by, unsigned bz, size_t dyn)
+CUDA_SIM_NOTSAN CUDA_SIM_RT void run_block(unsigned bx, unsigned by, unsigned bz, size_t dyn)
 {
     int n = S.nthreads;
     S.cur_block = uint3{bx, by, bz};
@@ -1125,7 +1140,7 @@ struct cfg;
  * cudaErrorInvalidValue ("invalid argument") for a 2048-thread block, a 32x32x2 block
  * and a zero grid (older runtimes said cudaErrorInvalidConfiguration). */
 constexpr cudaError_t kBadConfig = cudaErrorInvalidValue;
-inline cudaError_t check_config(dim3 g, dim3 b, size_t shmem)
+CUDA_SIM_RT cudaError_t check_config(dim3 g, dim3 b, size_t shmem)
 {
     if (b.x == 0 || b.y == 0 || b.z == 0 || g.x == 0 || g.y == 0 || g.z == 0)
         return kBadConfig;
@@ -1138,7 +1153,7 @@ inline cudaError_t check_config(dim3 g, dim3 b, size_t shmem)
     return cudaSuccess;
 }
 
-CUDA_SIM_NOTSAN inline void launch(dim3 g, dim3 b, size_t shmem, const char *file, int line, void (*thunk)(void *), void *arg,
+CUDA_SIM_NOTSAN CUDA_SIM_RT void launch(dim3 g, dim3 b, size_t shmem, const char *file, int line, void (*thunk)(void *), void *arg,
                                    const char *name = nullptr)
 {
     init();
@@ -1191,7 +1206,7 @@ CUDA_SIM_NOTSAN inline void launch(dim3 g, dim3 b, size_t shmem, const char *fil
 }
 
 /* ---- queued work ---- */
-inline CUstream_st *stream_of(cudaStream_t s)
+CUDA_SIM_RT CUstream_st *stream_of(cudaStream_t s)
 {
     if (s == nullptr || s == cudaStreamLegacy)
         return &S.legacy;
@@ -1199,10 +1214,10 @@ inline CUstream_st *stream_of(cudaStream_t s)
         return &S.per_thread;
     return s;
 }
-inline bool blocking(const CUstream_st *st) { return !(st->flags & cudaStreamNonBlocking); }
+CUDA_SIM_RT bool blocking(const CUstream_st *st) { return !(st->flags & cudaStreamNonBlocking); }
 
 /* Runs x after everything it depends on (nothing when it is done). */
-inline void complete(const OpRef &x)
+CUDA_SIM_RT void complete(const OpRef &x)
 {
     if (!x || x->done)
         return;
@@ -1238,7 +1253,7 @@ inline void complete(const OpRef &x)
 }
 
 /* Runs all queued work, in issue order (cudaDeviceSynchronize). */
-inline void complete_all()
+CUDA_SIM_RT void complete_all()
 {
     while (!S.queued.empty()) {
         OpRef first = S.queued.front();
@@ -1251,7 +1266,7 @@ inline void complete_all()
 
 /* Everything the legacy default stream's next operation would wait for: its own work and
  * that of every blocking stream (a blocking cudaMemcpy waits for the same). */
-inline void complete_legacy()
+CUDA_SIM_RT void complete_legacy()
 {
     complete(S.legacy.last);
     complete(S.per_thread.last);
@@ -1266,7 +1281,7 @@ inline void complete_legacy()
 /* At exit: work that was queued and never synchronized.  A GPU need not run it (and a
  * kernel's printf output appears only at a synchronization): say so. */
 inline bool progress_started = false, progress_stop = false; /* (the progress thread: see progress_loop) */
-inline void check_at_exit()
+CUDA_SIM_RT void check_at_exit()
 {
     /* (another host thread may be inside a call: wait for it a while, not for ever) */
     std::unique_lock<std::recursive_mutex> lock(api_mutex, std::defer_lock);
@@ -1294,7 +1309,7 @@ inline void check_at_exit()
 }
 
 /* Queues run on stream s after what it must wait for; returns the operation. */
-inline OpRef enqueue(cudaStream_t s, const char *what, const char *file, int line, bool uses_managed,
+CUDA_SIM_RT OpRef enqueue(cudaStream_t s, const char *what, const char *file, int line, bool uses_managed,
                      std::function<void()> run)
 {
     init();
@@ -1341,7 +1356,7 @@ inline OpRef enqueue(cudaStream_t s, const char *what, const char *file, int lin
  * the default stream, such a program runs its work as it is issued, and its device memory
  * is open to the host: the checks for a missing synchronization and for the host's use of
  * a device pointer are off in it. */
-inline bool thrust_mode()
+CUDA_SIM_RT bool thrust_mode()
 {
     init();
     S.eager = true;
@@ -1425,14 +1440,14 @@ template <class F, class... A> inline void operator<<(kernel_of<F> &&k, pending<
         *p.c, [call = std::move(k.call), args = std::move(p.args)]() mutable { std::apply(call, args); }, k.name);
 }
 
-inline double now()
+CUDA_SIM_RT double now()
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-inline cudaError_t fail(cudaError_t e)
+CUDA_SIM_RT cudaError_t fail(cudaError_t e)
 {
     S.last_error = e;
     return e;
@@ -1445,7 +1460,7 @@ inline cudaError_t fail(cudaError_t e)
  * up to it (and so the function itself, on that thread, as CUDA runs callbacks on a thread
  * of its own), under the API lock.  Work without host functions still runs only at a
  * synchronization. */
-inline void *progress_loop(void *)
+CUDA_SIM_RT void *progress_loop(void *)
 {
     for (;;) {
         struct timespec nap = {0, 10 * 1000 * 1000};
@@ -1462,7 +1477,7 @@ inline void *progress_loop(void *)
             }
     }
 }
-inline void queued_host_fn(const OpRef &op) /* (the API lock held) */
+CUDA_SIM_RT void queued_host_fn(const OpRef &op) /* (the API lock held) */
 {
     op->host_fn_at = now();
     if (progress_started || S.eager)
@@ -1474,7 +1489,7 @@ inline void queued_host_fn(const OpRef &op) /* (the API lock held) */
 }
 /* What a synchronizing call returns once its work has run: cudaErrorAssert for good after a
  * device-side assert failed (a sticky error: the context cannot be used any more). */
-inline cudaError_t synced() { return S.sticky != cudaSuccess ? fail(S.sticky) : cudaSuccess; }
+CUDA_SIM_RT cudaError_t synced() { return S.sticky != cudaSuccess ? fail(S.sticky) : cudaSuccess; }
 
 } // namespace cuda_sim
 
@@ -1722,7 +1737,7 @@ static inline double max(double a, double b) { return fmax(a, b); }
 /* ------------------------------------------------------------------------- */
 /* Runtime API                                                               */
 /* ------------------------------------------------------------------------- */
-static inline const char *cudaGetErrorString(cudaError_t e)
+CUDA_SIM_API_FN const char *cudaGetErrorString(cudaError_t e)
 {
     switch (e) {
     case cudaSuccess: return "no error";
@@ -1745,7 +1760,7 @@ static inline const char *cudaGetErrorString(cudaError_t e)
     default: return "unknown error";
     }
 }
-static inline const char *cudaGetErrorName(cudaError_t e)
+CUDA_SIM_API_FN const char *cudaGetErrorName(cudaError_t e)
 {
     switch (e) {
     case cudaSuccess: return "cudaSuccess";
@@ -1762,14 +1777,14 @@ static inline const char *cudaGetErrorName(cudaError_t e)
     default: return "cudaErrorUnknown";
     }
 }
-static inline cudaError_t cudaGetLastError(void)
+CUDA_SIM_API_FN cudaError_t cudaGetLastError(void)
 {
     CUDA_SIM_API;
     cudaError_t e = cuda_sim::S.last_error;
     cuda_sim::S.last_error = cuda_sim::S.sticky; /* a sticky error is never cleared */
     return e;
 }
-static inline cudaError_t cudaPeekAtLastError(void) { CUDA_SIM_API; return cuda_sim::S.last_error; }
+CUDA_SIM_API_FN cudaError_t cudaPeekAtLastError(void) { CUDA_SIM_API; return cuda_sim::S.last_error; }
 
 /* assert() in a kernel: as on a GPU, the thread prints where and which (with its block and
  * thread), the kernel stops, and the context is left with the sticky cudaErrorAssert, which
@@ -1791,7 +1806,7 @@ extern "C" [[noreturn]] inline void __assert_fail(const char *expr, const char *
     fiber_exit();
 }
 
-static inline cudaError_t cuda_sim_malloc(void **p, size_t size, int host)
+CUDA_SIM_API_FN cudaError_t cuda_sim_malloc(void **p, size_t size, int host)
 {
     CUDA_SIM_API;
     using namespace cuda_sim;
@@ -1823,7 +1838,7 @@ template <class T> static inline cudaError_t cudaMallocHost(T **p, size_t size) 
 template <class T> static inline cudaError_t cudaHostAlloc(T **p, size_t size, unsigned) { return cuda_sim_malloc((void **)p, size, 1); }
 template <class T> static inline cudaError_t cudaMallocManaged(T **p, size_t size, unsigned = 1) { return cuda_sim_malloc((void **)p, size, 2); }
 
-static inline cudaError_t cuda_sim_free(void *p, int host, bool wait = true)
+CUDA_SIM_API_FN cudaError_t cuda_sim_free(void *p, int host, bool wait = true)
 {
     CUDA_SIM_API;
     using namespace cuda_sim;
@@ -1843,8 +1858,8 @@ static inline cudaError_t cuda_sim_free(void *p, int host, bool wait = true)
     }
     return fail(host ? cudaErrorInvalidValue : cudaErrorInvalidDevicePointer);
 }
-static inline cudaError_t cudaFree(void *p) { return cuda_sim_free(p, 0); }
-static inline cudaError_t cudaFreeHost(void *p) { return cuda_sim_free(p, 1); }
+CUDA_SIM_API_FN cudaError_t cudaFree(void *p) { return cuda_sim_free(p, 0); }
+CUDA_SIM_API_FN cudaError_t cudaFreeHost(void *p) { return cuda_sim_free(p, 1); }
 
 /* Stream-ordered allocation: cudaMallocAsync allocates at once (the memory is ready for the
  * stream's later work, and for the host only after a synchronization, as on a GPU);
@@ -1862,7 +1877,7 @@ enum cudaMemPoolAttr {
     cudaMemPoolAttrUsedMemHigh = 8
 };
 inline unsigned long long cuda_sim_pool_attrs[9];
-static inline cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *pool, int device)
+CUDA_SIM_API_FN cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *pool, int device)
 {
     CUDA_SIM_API;
     if (!pool)
@@ -1872,8 +1887,8 @@ static inline cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *pool, int d
     *pool = (cudaMemPool_t)cuda_sim_pool_attrs;
     return cudaSuccess;
 }
-static inline cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *pool, int device) { return cudaDeviceGetDefaultMemPool(pool, device); }
-static inline cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attr, void *value)
+CUDA_SIM_API_FN cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *pool, int device) { return cudaDeviceGetDefaultMemPool(pool, device); }
+CUDA_SIM_API_FN cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attr, void *value)
 {
     CUDA_SIM_API;
     if (!pool || !value || attr < 1 || attr > 8)
@@ -1881,7 +1896,7 @@ static inline cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t pool, cudaMemPoo
     cuda_sim_pool_attrs[attr] = attr == cudaMemPoolAttrReleaseThreshold ? *(unsigned long long *)value : *(int *)value;
     return cudaSuccess;
 }
-static inline cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attr, void *value)
+CUDA_SIM_API_FN cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attr, void *value)
 {
     CUDA_SIM_API;
     if (!pool || !value || attr < 1 || attr > 8)
@@ -1892,7 +1907,7 @@ static inline cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, cudaMemPoo
         *(unsigned long long *)value = cuda_sim_pool_attrs[attr];
     return cudaSuccess;
 }
-static inline cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, size_t) { CUDA_SIM_API; return pool ? cudaSuccess : cuda_sim::fail(cudaErrorInvalidValue); }
+CUDA_SIM_API_FN cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, size_t) { CUDA_SIM_API; return pool ? cudaSuccess : cuda_sim::fail(cudaErrorInvalidValue); }
 template <class T> static inline cudaError_t cudaMallocAsync(T **p, size_t size, cudaStream_t)
 {
     CUDA_SIM_API;
@@ -1903,7 +1918,7 @@ template <class T> static inline cudaError_t cudaMallocFromPoolAsync(T **p, size
     CUDA_SIM_API;
     return cudaMallocAsync(p, size, s);
 }
-static inline cudaError_t cudaFreeAsync(void *p, cudaStream_t stream, const char *file = __builtin_FILE(),
+CUDA_SIM_API_FN cudaError_t cudaFreeAsync(void *p, cudaStream_t stream, const char *file = __builtin_FILE(),
                                         int line = __builtin_LINE())
 {
     CUDA_SIM_API;
@@ -1927,7 +1942,7 @@ struct cudaPointerAttributes {
     void *devicePointer;
     void *hostPointer;
 };
-static inline cudaError_t cudaPointerGetAttributes(cudaPointerAttributes *attr, const void *p)
+CUDA_SIM_API_FN cudaError_t cudaPointerGetAttributes(cudaPointerAttributes *attr, const void *p)
 {
     CUDA_SIM_API;
     using namespace cuda_sim;
@@ -1946,7 +1961,7 @@ static inline cudaError_t cudaPointerGetAttributes(cudaPointerAttributes *attr, 
 }
 
 /* Is [p, p+n) device memory (1), host memory (0), or partly a device allocation (-1)? */
-static inline int cuda_sim_where(const void *p, size_t n)
+CUDA_SIM_API_FN int cuda_sim_where(const void *p, size_t n)
 {
     const cuda_sim::Alloc *a = cuda_sim::find_alloc(p, true);
     if (!a || a->host)
@@ -1957,7 +1972,7 @@ static inline int cuda_sim_where(const void *p, size_t n)
 
 /* The checks of a copy: 0 when it may go ahead, else the error.  *managed: it touches
  * managed memory. */
-static inline cudaError_t cuda_sim_copy_check(void *dst, const void *src, size_t n, cudaMemcpyKind kind, bool *managed)
+CUDA_SIM_API_FN cudaError_t cuda_sim_copy_check(void *dst, const void *src, size_t n, cudaMemcpyKind kind, bool *managed)
 {
     using namespace cuda_sim;
     int d = cuda_sim_where(dst, n), s = cuda_sim_where(src, n);
@@ -1978,9 +1993,9 @@ static inline cudaError_t cuda_sim_copy_check(void *dst, const void *src, size_t
     return cudaSuccess;
 }
 /* Pageable host memory: not from cudaMallocHost or cudaMallocManaged. */
-static inline bool cuda_sim_pageable(const void *p) { return !cuda_sim::find_alloc(p, false); }
+CUDA_SIM_API_FN bool cuda_sim_pageable(const void *p) { return !cuda_sim::find_alloc(p, false); }
 
-static inline void cuda_sim_do_copy(void *dst, const void *src, size_t n)
+CUDA_SIM_API_FN void cuda_sim_do_copy(void *dst, const void *src, size_t n)
 {
     /* the work record: device memory and pinned or managed host memory are the GPU's side */
     const cuda_sim::Alloc *ad = cuda_sim::find_alloc(dst, false), *as = cuda_sim::find_alloc(src, false);
@@ -1993,7 +2008,7 @@ static inline void cuda_sim_do_copy(void *dst, const void *src, size_t n)
 
 /* A blocking copy: on the legacy default stream, so after the work queued there and on the
  * blocking streams, and done when it returns. */
-static inline cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, cudaMemcpyKind kind)
+CUDA_SIM_API_FN cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, cudaMemcpyKind kind)
 {
     CUDA_SIM_API;
     using namespace cuda_sim;
@@ -2013,7 +2028,7 @@ static inline cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, cudaM
 /* Queued on the stream: it reads and writes when it runs.  As on a GPU, a copy into
  * pageable host memory is done when the call returns, and one from pageable host memory
  * has taken its data by then. */
-static inline cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n, cudaMemcpyKind kind,
+CUDA_SIM_API_FN cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n, cudaMemcpyKind kind,
                                           cudaStream_t stream = 0, const char *file = __builtin_FILE(),
                                           int line = __builtin_LINE())
 {
@@ -2038,7 +2053,7 @@ static inline cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n, 
         complete(op);
     return cudaSuccess;
 }
-static inline cudaError_t cuda_sim_memset_check(void *dst, size_t n, bool *managed)
+CUDA_SIM_API_FN cudaError_t cuda_sim_memset_check(void *dst, size_t n, bool *managed)
 {
     using namespace cuda_sim;
     const Alloc *a = find_alloc(dst, false);
@@ -2048,7 +2063,7 @@ static inline cudaError_t cuda_sim_memset_check(void *dst, size_t n, bool *manag
     return cudaSuccess;
 }
 /* Asynchronous for device memory (queued on the legacy default stream), as on a GPU. */
-static inline cudaError_t cudaMemsetAsync(void *dst, int value, size_t n, cudaStream_t stream = 0,
+CUDA_SIM_API_FN cudaError_t cudaMemsetAsync(void *dst, int value, size_t n, cudaStream_t stream = 0,
                                           const char *file = __builtin_FILE(), int line = __builtin_LINE())
 {
     CUDA_SIM_API;
@@ -2070,7 +2085,7 @@ static inline cudaError_t cudaMemsetAsync(void *dst, int value, size_t n, cudaSt
         complete(op); /* pinned host memory: done when it returns */
     return cudaSuccess;
 }
-static inline cudaError_t cudaMemset(void *dst, int value, size_t n, const char *file = __builtin_FILE(),
+CUDA_SIM_API_FN cudaError_t cudaMemset(void *dst, int value, size_t n, const char *file = __builtin_FILE(),
                                      int line = __builtin_LINE())
 {
     CUDA_SIM_API;
@@ -2099,19 +2114,19 @@ static inline cudaError_t cudaMemcpyFromSymbol(void *dst, const T &symbol, size_
     return cudaSuccess;
 }
 
-static inline cudaError_t cudaDeviceSynchronize(void) { CUDA_SIM_API; cuda_sim::complete_all(); return cuda_sim::synced(); }
-static inline cudaError_t cudaDeviceReset(void)
+CUDA_SIM_API_FN cudaError_t cudaDeviceSynchronize(void) { CUDA_SIM_API; cuda_sim::complete_all(); return cuda_sim::synced(); }
+CUDA_SIM_API_FN cudaError_t cudaDeviceReset(void)
 {
     CUDA_SIM_API;
     cuda_sim::complete_all();
     cuda_sim::S.sticky = cuda_sim::S.last_error = cudaSuccess; /* a new context */
     return cudaSuccess;
 }
-static inline cudaError_t cudaThreadSynchronize(void) { CUDA_SIM_API; cuda_sim::complete_all(); return cuda_sim::synced(); }
-static inline cudaError_t cudaGetDeviceCount(int *n) { CUDA_SIM_API; if (!n) return cuda_sim::fail(cudaErrorInvalidValue); *n = 1; return cudaSuccess; }
-static inline cudaError_t cudaSetDevice(int d) { CUDA_SIM_API; return d == 0 ? cudaSuccess : cuda_sim::fail(cudaErrorInvalidDevice); }
-static inline cudaError_t cudaGetDevice(int *d) { CUDA_SIM_API; if (!d) return cuda_sim::fail(cudaErrorInvalidValue); *d = 0; return cudaSuccess; }
-static inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int d)
+CUDA_SIM_API_FN cudaError_t cudaThreadSynchronize(void) { CUDA_SIM_API; cuda_sim::complete_all(); return cuda_sim::synced(); }
+CUDA_SIM_API_FN cudaError_t cudaGetDeviceCount(int *n) { CUDA_SIM_API; if (!n) return cuda_sim::fail(cudaErrorInvalidValue); *n = 1; return cudaSuccess; }
+CUDA_SIM_API_FN cudaError_t cudaSetDevice(int d) { CUDA_SIM_API; return d == 0 ? cudaSuccess : cuda_sim::fail(cudaErrorInvalidDevice); }
+CUDA_SIM_API_FN cudaError_t cudaGetDevice(int *d) { CUDA_SIM_API; if (!d) return cuda_sim::fail(cudaErrorInvalidValue); *d = 0; return cudaSuccess; }
+CUDA_SIM_API_FN cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int d)
 {
     CUDA_SIM_API;
     if (!p)
@@ -2151,7 +2166,7 @@ static inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int d)
     p->accessPolicyMaxWindowSize = 1 << 27;
     return cudaSuccess;
 }
-static inline cudaError_t cudaDeviceGetAttribute(int *v, cudaDeviceAttr attr, int d)
+CUDA_SIM_API_FN cudaError_t cudaDeviceGetAttribute(int *v, cudaDeviceAttr attr, int d)
 {
     CUDA_SIM_API;
     cudaDeviceProp p;
@@ -2187,19 +2202,19 @@ static inline cudaError_t cudaDeviceGetAttribute(int *v, cudaDeviceAttr attr, in
     }
     return cudaSuccess;
 }
-static inline cudaError_t cudaMemGetInfo(size_t *free_b, size_t *total)
+CUDA_SIM_API_FN cudaError_t cudaMemGetInfo(size_t *free_b, size_t *total)
 {
     CUDA_SIM_API;
     if (free_b) *free_b = (size_t)4 << 30;
     if (total) *total = (size_t)4 << 30;
     return cudaSuccess;
 }
-static inline cudaError_t cudaRuntimeGetVersion(int *v) { *v = CUDART_VERSION; return cudaSuccess; }
-static inline cudaError_t cudaDriverGetVersion(int *v) { *v = CUDART_VERSION; return cudaSuccess; }
+CUDA_SIM_API_FN cudaError_t cudaRuntimeGetVersion(int *v) { *v = CUDART_VERSION; return cudaSuccess; }
+CUDA_SIM_API_FN cudaError_t cudaDriverGetVersion(int *v) { *v = CUDART_VERSION; return cudaSuccess; }
 
 /* Streams and events: work is queued (see cuda_sim::Op) and runs when something waits
  * for it.  A query waits too (and so always answers cudaSuccess). */
-static inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned flags)
+CUDA_SIM_API_FN cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned flags)
 {
     CUDA_SIM_API;
     static int next = 16;
@@ -2208,7 +2223,7 @@ static inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned fl
     cuda_sim::S.streams.push_back(*s);
     return cudaSuccess;
 }
-static inline cudaError_t cudaStreamCreate(cudaStream_t *s) { return cudaStreamCreateWithFlags(s, cudaStreamDefault); }
+CUDA_SIM_API_FN cudaError_t cudaStreamCreate(cudaStream_t *s) { return cudaStreamCreateWithFlags(s, cudaStreamDefault); }
 /* L2 access policies and stream attributes: accepted and kept, with no effect (the simulator
  * has no cache, and one stream's work runs no sooner than another's). */
 enum cudaAccessProperty { cudaAccessPropertyNormal = 0, cudaAccessPropertyStreaming = 1, cudaAccessPropertyPersisting = 2 };
@@ -2237,7 +2252,7 @@ typedef enum cudaLaunchAttributeID cudaStreamAttrID;
 #define cudaStreamAttributeSynchronizationPolicy cudaLaunchAttributeSynchronizationPolicy
 #define cudaStreamAttributePriority cudaLaunchAttributePriority
 inline cudaStreamAttrValue cuda_sim_stream_attrs[9];
-static inline cudaError_t cudaStreamSetAttribute(cudaStream_t, cudaStreamAttrID id, const cudaStreamAttrValue *v)
+CUDA_SIM_API_FN cudaError_t cudaStreamSetAttribute(cudaStream_t, cudaStreamAttrID id, const cudaStreamAttrValue *v)
 {
     CUDA_SIM_API;
     if (!v || (int)id < 1 || (int)id > 8)
@@ -2245,7 +2260,7 @@ static inline cudaError_t cudaStreamSetAttribute(cudaStream_t, cudaStreamAttrID 
     cuda_sim_stream_attrs[id] = *v;
     return cudaSuccess;
 }
-static inline cudaError_t cudaStreamGetAttribute(cudaStream_t, cudaStreamAttrID id, cudaStreamAttrValue *v)
+CUDA_SIM_API_FN cudaError_t cudaStreamGetAttribute(cudaStream_t, cudaStreamAttrID id, cudaStreamAttrValue *v)
 {
     CUDA_SIM_API;
     if (!v || (int)id < 1 || (int)id > 8)
@@ -2253,14 +2268,14 @@ static inline cudaError_t cudaStreamGetAttribute(cudaStream_t, cudaStreamAttrID 
     *v = cuda_sim_stream_attrs[id];
     return cudaSuccess;
 }
-static inline cudaError_t cudaCtxResetPersistingL2Cache(void) { return cudaSuccess; }
+CUDA_SIM_API_FN cudaError_t cudaCtxResetPersistingL2Cache(void) { return cudaSuccess; }
 
-static inline cudaError_t cudaStreamCreateWithPriority(cudaStream_t *s, unsigned flags, int)
+CUDA_SIM_API_FN cudaError_t cudaStreamCreateWithPriority(cudaStream_t *s, unsigned flags, int)
 {
     CUDA_SIM_API;
     return cudaStreamCreateWithFlags(s, flags);
 }
-static inline cudaError_t cudaStreamDestroy(cudaStream_t s)
+CUDA_SIM_API_FN cudaError_t cudaStreamDestroy(cudaStream_t s)
 {
     CUDA_SIM_API;
     using namespace cuda_sim;
@@ -2273,7 +2288,7 @@ static inline cudaError_t cudaStreamDestroy(cudaStream_t s)
     delete s;
     return cudaSuccess;
 }
-static inline cudaError_t cudaStreamSynchronize(cudaStream_t s)
+CUDA_SIM_API_FN cudaError_t cudaStreamSynchronize(cudaStream_t s)
 {
     CUDA_SIM_API;
     using namespace cuda_sim;
@@ -2284,8 +2299,8 @@ static inline cudaError_t cudaStreamSynchronize(cudaStream_t s)
         complete(st->last);
     return synced();
 }
-static inline cudaError_t cudaStreamQuery(cudaStream_t s) { return cudaStreamSynchronize(s); }
-static inline cudaError_t cudaStreamGetFlags(cudaStream_t s, unsigned *flags)
+CUDA_SIM_API_FN cudaError_t cudaStreamQuery(cudaStream_t s) { return cudaStreamSynchronize(s); }
+CUDA_SIM_API_FN cudaError_t cudaStreamGetFlags(cudaStream_t s, unsigned *flags)
 {
     CUDA_SIM_API;
     if (!flags) return cuda_sim::fail(cudaErrorInvalidValue);
@@ -2293,17 +2308,17 @@ static inline cudaError_t cudaStreamGetFlags(cudaStream_t s, unsigned *flags)
     return cudaSuccess;
 }
 
-static inline cudaError_t cudaEventCreate(cudaEvent_t *e)
+CUDA_SIM_API_FN cudaError_t cudaEventCreate(cudaEvent_t *e)
 {
     CUDA_SIM_API;
     if (!e) return cuda_sim::fail(cudaErrorInvalidValue);
     *e = new CUevent_st{0.0, 0, {}};
     return cudaSuccess;
 }
-static inline cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned) { return cudaEventCreate(e); }
-static inline cudaError_t cudaEventDestroy(cudaEvent_t e) { delete e; return cudaSuccess; }
+CUDA_SIM_API_FN cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned) { return cudaEventCreate(e); }
+CUDA_SIM_API_FN cudaError_t cudaEventDestroy(cudaEvent_t e) { delete e; return cudaSuccess; }
 /* A marker on the stream: it takes its time when the work queued before it has run. */
-static inline cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s = 0, const char *file = __builtin_FILE(),
+CUDA_SIM_API_FN cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s = 0, const char *file = __builtin_FILE(),
                                           int line = __builtin_LINE())
 {
     CUDA_SIM_API;
@@ -2316,21 +2331,21 @@ static inline cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s = 0, con
     (void)file;
     return cudaSuccess;
 }
-static inline cudaError_t cudaEventRecordWithFlags(cudaEvent_t e, cudaStream_t s = 0, unsigned = 0)
+CUDA_SIM_API_FN cudaError_t cudaEventRecordWithFlags(cudaEvent_t e, cudaStream_t s = 0, unsigned = 0)
 {
     CUDA_SIM_API;
     return cudaEventRecord(e, s);
 }
-static inline cudaError_t cudaEventSynchronize(cudaEvent_t e)
+CUDA_SIM_API_FN cudaError_t cudaEventSynchronize(cudaEvent_t e)
 {
     CUDA_SIM_API;
     if (!e) return cuda_sim::fail(cudaErrorInvalidResourceHandle);
     cuda_sim::complete(e->op);
     return cuda_sim::synced();
 }
-static inline cudaError_t cudaEventQuery(cudaEvent_t e) { return cudaEventSynchronize(e); }
+CUDA_SIM_API_FN cudaError_t cudaEventQuery(cudaEvent_t e) { return cudaEventSynchronize(e); }
 /* Later work on s waits for the event's marker (the work queued before it on its stream). */
-static inline cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned = 0)
+CUDA_SIM_API_FN cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned = 0)
 {
     CUDA_SIM_API;
     if (!e) return cuda_sim::fail(cudaErrorInvalidResourceHandle);
@@ -2342,7 +2357,7 @@ static inline cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, uns
 }
 /* As on a GPU: cudaErrorNotReady while an event's work has not run (its stream not
  * synchronized: cudaEventSynchronize(stop) before reading the time). */
-static inline cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b)
+CUDA_SIM_API_FN cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b)
 {
     CUDA_SIM_API;
     if (!ms || !a || !b) return cuda_sim::fail(cudaErrorInvalidValue);
@@ -2354,7 +2369,7 @@ static inline cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEve
 
 /* A host function queued on a stream: it runs in order with the stream's work. */
 typedef void (*cudaHostFn_t)(void *);
-static inline cudaError_t cudaLaunchHostFunc(cudaStream_t s, cudaHostFn_t fn, void *data)
+CUDA_SIM_API_FN cudaError_t cudaLaunchHostFunc(cudaStream_t s, cudaHostFn_t fn, void *data)
 {
     CUDA_SIM_API;
     if (!fn) return cuda_sim::fail(cudaErrorInvalidValue);
@@ -2362,7 +2377,7 @@ static inline cudaError_t cudaLaunchHostFunc(cudaStream_t s, cudaHostFn_t fn, vo
     return cudaSuccess;
 }
 typedef void (*cudaStreamCallback_t)(cudaStream_t, cudaError_t, void *);
-static inline cudaError_t cudaStreamAddCallback(cudaStream_t s, cudaStreamCallback_t cb, void *data, unsigned)
+CUDA_SIM_API_FN cudaError_t cudaStreamAddCallback(cudaStream_t s, cudaStreamCallback_t cb, void *data, unsigned)
 {
     CUDA_SIM_API;
     if (!cb) return cuda_sim::fail(cudaErrorInvalidValue);
@@ -2373,7 +2388,7 @@ static inline cudaError_t cudaStreamAddCallback(cudaStream_t s, cudaStreamCallba
 
 /* ---- smaller APIs ---- */
 /* Pitched (2D) memory: rows padded to a pitch of a multiple of 512 bytes, as on a GPU. */
-static inline cudaError_t cudaMallocPitch(void **p, size_t *pitch, size_t width, size_t height)
+CUDA_SIM_API_FN cudaError_t cudaMallocPitch(void **p, size_t *pitch, size_t width, size_t height)
 {
     CUDA_SIM_API;
     if (!p || !pitch)
@@ -2388,7 +2403,7 @@ template <class T> static inline cudaError_t cudaMallocPitch(T **p, size_t *pitc
 }
 /* height rows of width bytes, each pitch bytes after the one before; every row checked as a
  * copy of its own, all of them one operation on the stream. */
-static inline cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+CUDA_SIM_API_FN cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
                                             size_t height, cudaMemcpyKind kind, cudaStream_t stream = 0,
                                             const char *file = __builtin_FILE(), int line = __builtin_LINE())
 {
@@ -2415,7 +2430,7 @@ static inline cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void
         complete(op); /* (pageable host memory: done at the call, as a copy from it takes its data) */
     return cudaSuccess;
 }
-static inline cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+CUDA_SIM_API_FN cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
                                        size_t height, cudaMemcpyKind kind)
 {
     CUDA_SIM_API;
@@ -2424,7 +2439,7 @@ static inline cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src
     cuda_sim::complete_legacy();
     return e;
 }
-static inline cudaError_t cudaMemset2DAsync(void *p, size_t pitch, int value, size_t width, size_t height,
+CUDA_SIM_API_FN cudaError_t cudaMemset2DAsync(void *p, size_t pitch, int value, size_t width, size_t height,
                                             cudaStream_t stream = 0)
 {
     CUDA_SIM_API;
@@ -2437,7 +2452,7 @@ static inline cudaError_t cudaMemset2DAsync(void *p, size_t pitch, int value, si
     }
     return cudaSuccess;
 }
-static inline cudaError_t cudaMemset2D(void *p, size_t pitch, int value, size_t width, size_t height)
+CUDA_SIM_API_FN cudaError_t cudaMemset2D(void *p, size_t pitch, int value, size_t width, size_t height)
 {
     CUDA_SIM_API;
     return cudaMemset2DAsync(p, pitch, value, width, height, 0);
@@ -2501,7 +2516,7 @@ template <class F> static inline cudaError_t cudaFuncGetAttributes(cudaFuncAttri
     a->preferredShmemCarveout = -1;
     return cudaSuccess;
 }
-static inline cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache) { return cudaSuccess; }
+CUDA_SIM_API_FN cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache) { return cudaSuccess; }
 enum cudaLimit {
     cudaLimitStackSize = 0,
     cudaLimitPrintfFifoSize = 1,
@@ -2511,7 +2526,7 @@ enum cudaLimit {
     cudaLimitMaxL2FetchGranularity = 5,
     cudaLimitPersistingL2CacheSize = 6
 };
-static inline cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value)
+CUDA_SIM_API_FN cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value)
 {
     CUDA_SIM_API;
     if ((int)limit < 0 || (int)limit > 6)
@@ -2519,7 +2534,7 @@ static inline cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value)
     cuda_sim::S.limits[limit] = value;
     return cudaSuccess;
 }
-static inline cudaError_t cudaDeviceGetLimit(size_t *value, cudaLimit limit)
+CUDA_SIM_API_FN cudaError_t cudaDeviceGetLimit(size_t *value, cudaLimit limit)
 {
     CUDA_SIM_API;
     if (!value || (int)limit < 0 || (int)limit > 6)
@@ -2563,7 +2578,7 @@ static inline cudaError_t cudaLaunchCooperativeKernel(void (*f)(P...), dim3 grid
 }
 /* Managed memory hints: nothing to move in one address space.  A prefetch is queued on its
  * stream (the managed memory stays closed to the host until it has run). */
-static inline cudaError_t cudaMemPrefetchAsync(const void *, size_t, int, cudaStream_t stream = 0)
+CUDA_SIM_API_FN cudaError_t cudaMemPrefetchAsync(const void *, size_t, int, cudaStream_t stream = 0)
 {
     CUDA_SIM_API;
     cuda_sim::enqueue(stream, "cudaMemPrefetchAsync", nullptr, 0, false, []() {});
@@ -2571,14 +2586,14 @@ static inline cudaError_t cudaMemPrefetchAsync(const void *, size_t, int, cudaSt
 }
 enum cudaMemoryAdvise { cudaMemAdviseSetReadMostly = 1, cudaMemAdviseUnsetReadMostly = 2, cudaMemAdviseSetPreferredLocation = 3,
                         cudaMemAdviseUnsetPreferredLocation = 4, cudaMemAdviseSetAccessedBy = 5, cudaMemAdviseUnsetAccessedBy = 6 };
-static inline cudaError_t cudaMemAdvise(const void *, size_t, cudaMemoryAdvise, int) { return cudaSuccess; }
-static inline cudaError_t cudaStreamAttachMemAsync(cudaStream_t, void *, size_t = 0, unsigned = cudaMemAttachSingle)
+CUDA_SIM_API_FN cudaError_t cudaMemAdvise(const void *, size_t, cudaMemoryAdvise, int) { return cudaSuccess; }
+CUDA_SIM_API_FN cudaError_t cudaStreamAttachMemAsync(cudaStream_t, void *, size_t = 0, unsigned = cudaMemAttachSingle)
 {
     CUDA_SIM_API;
     return cudaSuccess;
 }
-static inline cudaError_t cudaSetDeviceFlags(unsigned) { return cudaSuccess; }
-static inline cudaError_t cudaGetDeviceFlags(unsigned *flags) { if (flags) *flags = 0; return cudaSuccess; }
+CUDA_SIM_API_FN cudaError_t cudaSetDeviceFlags(unsigned) { return cudaSuccess; }
+CUDA_SIM_API_FN cudaError_t cudaGetDeviceFlags(unsigned *flags) { if (flags) *flags = 0; return cudaSuccess; }
 /* CUDA 13's forms: a location instead of a device number */
 enum cudaMemLocationType { cudaMemLocationTypeInvalid = 0, cudaMemLocationTypeDevice = 1, cudaMemLocationTypeHost = 2,
                            cudaMemLocationTypeHostNuma = 3, cudaMemLocationTypeHostNumaCurrent = 4 };
@@ -2586,18 +2601,18 @@ struct cudaMemLocation {
     cudaMemLocationType type;
     int id;
 };
-static inline cudaError_t cudaMemPrefetchAsync(const void *p, size_t n, cudaMemLocation, unsigned, cudaStream_t stream = 0)
+CUDA_SIM_API_FN cudaError_t cudaMemPrefetchAsync(const void *p, size_t n, cudaMemLocation, unsigned, cudaStream_t stream = 0)
 {
     CUDA_SIM_API;
     return cudaMemPrefetchAsync(p, n, 0, stream);
 }
-static inline cudaError_t cudaMemAdvise(const void *, size_t, cudaMemoryAdvise, cudaMemLocation) { return cudaSuccess; }
+CUDA_SIM_API_FN cudaError_t cudaMemAdvise(const void *, size_t, cudaMemoryAdvise, cudaMemLocation) { return cudaSuccess; }
 #define cudaCpuDeviceId (-1)
 /* Pinning host memory the program allocated: nothing to do (every host page is reachable). */
 #define cudaHostRegisterDefault 0x00
 #define cudaHostRegisterPortable 0x01
 #define cudaHostRegisterMapped 0x02
-static inline cudaError_t cudaHostRegister(void *p, size_t, unsigned) { CUDA_SIM_API; return p ? cudaSuccess : cuda_sim::fail(cudaErrorInvalidValue); }
+CUDA_SIM_API_FN cudaError_t cudaHostRegister(void *p, size_t, unsigned) { CUDA_SIM_API; return p ? cudaSuccess : cuda_sim::fail(cudaErrorInvalidValue); }
 /* Zero-copy: the device reaches mapped pinned host memory at the same address (as with
  * unified addressing on a GPU). */
 template <class T> static inline cudaError_t cudaHostGetDevicePointer(T **dev, void *host, unsigned flags)
@@ -2608,7 +2623,7 @@ template <class T> static inline cudaError_t cudaHostGetDevicePointer(T **dev, v
     *dev = (T *)host;
     return cudaSuccess;
 }
-static inline cudaError_t cudaHostUnregister(void *p) { CUDA_SIM_API; return p ? cudaSuccess : cuda_sim::fail(cudaErrorInvalidValue); }
+CUDA_SIM_API_FN cudaError_t cudaHostUnregister(void *p) { CUDA_SIM_API; return p ? cudaSuccess : cuda_sim::fail(cudaErrorInvalidValue); }
 
 /* Atomics scoped to a block or the system: the simulated threads never preempt one another,
  * so they are the plain ones. */

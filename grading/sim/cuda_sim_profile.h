@@ -209,7 +209,7 @@ struct RaceWord { /* between blocks: one word of global memory in this launch */
     uint8_t w1;                 /* the first access was a write */
 };
 constexpr size_t kRaceWords = (size_t)1 << 20;
-inline std::string prof_where(uintptr_t pc);
+CUDA_SIM_RT std::string prof_where(uintptr_t pc);
 struct Race {
     std::vector<RaceKey> keys;
     std::vector<RaceWord> words;  /* open addressing, a power of two; grows up to 2 * kRaceWords */
@@ -222,7 +222,7 @@ struct Race {
 };
 inline Race R;
 
-CUDA_SIM_NOTSAN inline void race_launch()
+CUDA_SIM_NOTSAN CUDA_SIM_RT void race_launch()
 {
     if (++R.stamp == 0) {
         for (RaceWord &w : R.words)
@@ -234,7 +234,7 @@ CUDA_SIM_NOTSAN inline void race_launch()
 }
 
 /* "(x,y,z)" of a thread's linear index in its block */
-CUDA_SIM_NOTSAN inline std::string race_thread(unsigned tid)
+CUDA_SIM_NOTSAN CUDA_SIM_RT std::string race_thread(unsigned tid)
 {
     unsigned bx = blockDim.x ? blockDim.x : 1, by = blockDim.y ? blockDim.y : 1;
     char buf[64];
@@ -242,7 +242,7 @@ CUDA_SIM_NOTSAN inline std::string race_thread(unsigned tid)
     return buf;
 }
 
-CUDA_SIM_NOTSAN inline void race_report(bool shared, uintptr_t pc1, bool w1, unsigned size1, const std::string &who1,
+CUDA_SIM_NOTSAN CUDA_SIM_RT void race_report(bool shared, uintptr_t pc1, bool w1, unsigned size1, const std::string &who1,
                                         uintptr_t pc2, bool w2, unsigned size2, const std::string &who2,
                                         const char *between)
 {
@@ -279,7 +279,7 @@ CUDA_SIM_NOTSAN inline unsigned race_mask(const ProfAccess &x, uint64_t w)
 }
 
 /* "thread (x,y,z) of block (x,y,z)" of a thread's index and its block's linear index */
-CUDA_SIM_NOTSAN inline std::string race_who(unsigned tid, uint32_t block)
+CUDA_SIM_NOTSAN CUDA_SIM_RT std::string race_who(unsigned tid, uint32_t block)
 {
     unsigned gx = gridDim.x ? gridDim.x : 1, gy = gridDim.y ? gridDim.y : 1;
     char buf[64];
@@ -288,7 +288,7 @@ CUDA_SIM_NOTSAN inline std::string race_who(unsigned tid, uint32_t block)
 }
 
 /* Between blocks: this block's access x to global word w. */
-CUDA_SIM_NOTSAN inline void race_between(const ProfAccess &x, uint64_t w, unsigned m)
+CUDA_SIM_NOTSAN CUDA_SIM_RT void race_between(const ProfAccess &x, uint64_t w, unsigned m)
 {
     if (R.words_full)
         return;
@@ -343,7 +343,7 @@ CUDA_SIM_NOTSAN inline void race_between(const ProfAccess &x, uint64_t w, unsign
 }
 
 /* The block's accesses (v[0..n)), after it ran. */
-CUDA_SIM_NOTSAN inline void race_block(const ProfAccess *v, size_t n)
+CUDA_SIM_NOTSAN CUDA_SIM_RT void race_block(const ProfAccess *v, size_t n)
 {
     prof_busy = true; /* (the library code below is instrumented: not the kernel's) */
     R.keys.clear();
@@ -409,7 +409,7 @@ CUDA_SIM_NOTSAN inline void race_block(const ProfAccess *v, size_t n)
     prof_busy = false;
 }
 
-CUDA_SIM_NOTSAN inline void race_at_exit()
+CUDA_SIM_NOTSAN CUDA_SIM_RT void race_at_exit()
 {
     if (R.reports == 0)
         return;
@@ -422,7 +422,7 @@ CUDA_SIM_NOTSAN inline void race_at_exit()
 inline int race_exit_registered = (atexit(race_at_exit), 0);
 #endif
 
-CUDA_SIM_NOTSAN inline void prof_launch(const char *name, size_t dyn)
+CUDA_SIM_NOTSAN CUDA_SIM_RT void prof_launch(const char *name, size_t dyn)
 {
     std::string key = name && *name ? name : "kernel";
     auto it = P.kernels.find(key);
@@ -458,7 +458,7 @@ struct ProfWork {
 };
 inline ProfWork PW;
 
-CUDA_SIM_NOTSAN inline void prof_request(ProfCounts &c, uint8_t flags, const ProfAccess *r, size_t m,
+CUDA_SIM_NOTSAN CUDA_SIM_RT void prof_request(ProfCounts &c, uint8_t flags, const ProfAccess *r, size_t m,
                                          uint64_t &units, uint64_t &least)
 {
     if (flags & kAtomic) {
@@ -537,7 +537,7 @@ CUDA_SIM_NOTSAN inline size_t prof_hash(uint64_t key, uint32_t warp, size_t mask
 }
 
 /* (raw pointers into the vectors: their instrumented operators are not inlined here) */
-CUDA_SIM_NOTSAN inline void prof_block_done()
+CUDA_SIM_NOTSAN CUDA_SIM_RT void prof_block_done()
 {
     if (P.cur) {
         size_t nt = (size_t)blockDim.x * blockDim.y * blockDim.z;
@@ -664,7 +664,7 @@ CUDA_SIM_NOTSAN inline void prof_block_done()
 }
 
 /* "file:line" of an instruction (addr2line on this executable), or "-". */
-inline std::string prof_where(uintptr_t pc)
+CUDA_SIM_RT std::string prof_where(uintptr_t pc)
 {
     Dl_info info;
     if (!dladdr((void *)pc, &info) || !info.dli_fname)
@@ -692,7 +692,7 @@ inline std::string prof_where(uintptr_t pc)
 extern "C" __attribute__((weak)) const char *cuda_sim_kernel_resources(void);
 
 /* A kernel's name as a launch names it: "void ns::k<16>(float*, int)" gives "ns::k<16>". */
-inline std::string prof_launch_name(const std::string &full)
+CUDA_SIM_RT std::string prof_launch_name(const std::string &full)
 {
     std::string s = full;
     int depth = 0;
@@ -713,7 +713,7 @@ inline std::string prof_launch_name(const std::string &full)
 }
 
 /* A kernel's plain name: "void k<16>(float*, int)", "ns::k<16>" and "k" all give "k". */
-inline std::string prof_base_name(const std::string &full)
+CUDA_SIM_RT std::string prof_base_name(const std::string &full)
 {
     std::string s = prof_launch_name(full);
     while (!s.empty() && s.back() == '>') { /* drop the template arguments at the end */
@@ -748,7 +748,7 @@ inline const GpuLimits prof_gpus[] = {
 };
 
 /* The GPU named by CUDA_SIM_GPU (H100, A100, L4 or T4; any case), H100 when unset. */
-inline const GpuLimits &prof_gpu()
+CUDA_SIM_RT const GpuLimits &prof_gpu()
 {
     const char *want = getenv("CUDA_SIM_GPU");
     if (want && *want)
@@ -761,7 +761,7 @@ inline const GpuLimits &prof_gpu()
 /* The blocks of `block` threads that fit on one multiprocessor at once, each thread using
  * `regs` registers and each block `shared` bytes (static and dynamic), and what limits them:
  * the CUDA occupancy calculator's rules, without its finer allocation granularities. */
-inline int prof_blocks_per_sm(const GpuLimits &g, int block, int regs, long shared, const char **limit)
+CUDA_SIM_RT int prof_blocks_per_sm(const GpuLimits &g, int block, int regs, long shared, const char **limit)
 {
     int warps = (block + 31) / 32;
     if (warps <= 0)
@@ -783,7 +783,7 @@ inline int prof_blocks_per_sm(const GpuLimits &g, int block, int regs, long shar
     return n;
 }
 
-inline void prof_write()
+CUDA_SIM_RT void prof_write()
 {
     if (prof_off || P.kernels.empty())
         return;
@@ -884,7 +884,9 @@ inline int prof_at_exit = (atexit(prof_write), 0);
 
 } // namespace cuda_sim
 
-/* ThreadSanitizer's instrumentation entry points, defined here instead of by libtsan. */
+/* ThreadSanitizer's instrumentation entry points, defined here instead of by libtsan (in the
+ * runtime object only, where simcc keeps one: see CUDA_SIM_RT in cuda_sim.h). */
+#if !defined(CUDA_SIM_RUNTIME_LINKED)
 #define CUDA_SIM_PROF_HOOK __attribute__((weak, used, no_sanitize_thread, noinline))
 #define CUDA_SIM_PROF_RW(n)                                                                          \
     extern "C" CUDA_SIM_PROF_HOOK void __tsan_read##n(void *p)                                       \
@@ -977,5 +979,6 @@ CUDA_SIM_PROF_ATOMICS(32, unsigned int)
 CUDA_SIM_PROF_ATOMICS(64, unsigned long)
 #undef CUDA_SIM_PROF_RMW
 #undef CUDA_SIM_PROF_ATOMICS
+#endif /* !CUDA_SIM_RUNTIME_LINKED */
 
 #endif

@@ -78,7 +78,8 @@ static void run_limited(const grade_context *ctx, strlist *cmd, strlist *env, do
 
 /* What a learner's build sees in the sandbox: its source's folder, pr.h's, the room's
  * headers (each file: not the room's task files, nor a .backups/ folder) and, for
- * simulated CUDA, the simulator's, read-only; the executable's folder, writable. */
+ * simulated CUDA, the simulator's and its compiled runtime, read-only; the executable's
+ * folder, writable. */
 static void build_view(const grade_context *ctx, const task_meta *task, const char *source, const char *exe,
                        sandbox_view *v)
 {
@@ -100,6 +101,10 @@ static void build_view(const grade_context *ctx, const task_meta *task, const ch
     if (ctx->plan->mode == MODE_SIM) {
         sl_push_owned(&v->ro, xasprintf("%s/sim", ctx->tc->grading_dir));
         sl_push_owned(&v->ro, xasprintf("%s/bin/simpp", ctx->tc->grading_dir));
+        char *rt = xasprintf("%s/bin/simrt", ctx->tc->grading_dir); /* (see build) */
+        if (file_exists(rt))
+            sl_push(&v->ro, rt);
+        free(rt);
     }
     dir = xstrdup(exe);
     *strrchr(dir, '/') = '\0';
@@ -133,8 +138,21 @@ static char *build(const grade_context *ctx, const task_meta *task, const char *
     free(dir);
     strlist cmd = { 0 };
     build_command(ctx->tc, task, source, exe, &cmd);
-    show_command(ctx, &cmd, NULL);
     run_result res;
+    if (learner && ctx->plan->mode == MODE_SIM) {
+        /* simcc keeps the simulator's runtime compiled (grading/bin/simrt/), which the
+         * sandboxed build can read but not write: make this build's flavour of it first,
+         * outside (quick once made; a failure leaves the build to compile its own) */
+        strlist prep = { 0 };
+        for (int i = 0; i < cmd.count; i++)
+            sl_push(&prep, cmd.items[i]);
+        sl_push(&prep, "--prepare");
+        run_limited(ctx, &prep, NULL, policy_build_timeout(ctx->policy), POLICY_BUILD_OUTPUT_CAP, LIMITS_NONE, NULL,
+                    &res);
+        run_result_free(&res);
+        sl_free(&prep);
+    }
+    show_command(ctx, &cmd, NULL);
     sandbox_view view;
     build_view(ctx, task, source, exe, &view);
     /* the learner's build: under the process and memory limits of a CUDA program (no

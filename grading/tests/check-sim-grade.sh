@@ -29,6 +29,17 @@ else
     t_fail "the fixture's untouched task does not fail in every run in the simulator"
 fi
 
+# The learner's build, in the sandbox where there is one, is linked with the runtime that
+# simcc keeps compiled (grading/bin/simrt/, made by the grader outside the sandbox): the
+# runtime's run_block is a strong symbol in the program, not a weak copy of its own.
+rm -rf "$out/keep"
+if grading/bin/grade --root "$root" --tasks-from "$root/solutions" --build-dir "$out/keep" --quiet >/dev/null 2>&1 &&
+    nm -C "$out/keep/bin/task/99_smoke/task1" 2>/dev/null | grep -qE '^[0-9a-f]+ T cuda_sim::run_block\('; then
+    t_pass "the learner's build is linked with the runtime compiled once"
+else
+    t_fail "the learner's build does not use the runtime compiled once: $(nm -C "$out/keep/bin/task/99_smoke/task1" 2>&1 | grep 'run_block(' | head -2)"
+fi
+
 # cuBLAS is simulated (grading/sim/cublas_v2.h): a task that includes it still PASSes.
 { echo '#include <cublas_v2.h>'; cat "$root/solutions/99_smoke/task1.cu"; } > "$out/cublas/99_smoke/task1.cu"
 text=$(grading/bin/grade --root "$root" --tasks-from "$out/cublas" --quiet --json "$out/cublas.json" --junit "$out/cublas.xml" 2>&1)

@@ -531,6 +531,40 @@ else
     t_fail "simcc --profile does not build profile.cu:"; head -10 "$out/profile.build" | sed 's/^/        /'
 fi
 
+# The runtime compiled once (simcc keeps it in grading/bin/simrt/; here in $out/rt): a build
+# makes its flavour there and links the runtime's functions from it (strong symbols in the
+# program; weak ones when each program compiles its own, SIMCC_RUNTIME=0); both programs
+# print the same, profile lines too.  A folder simcc cannot write: it compiles its own.
+rt_kind() {  # EXE: T (linked from runtime.o) or W (compiled into the program) for run_block
+    nm -C "$1" 2>/dev/null | sed -nE 's/^[0-9a-f]+ ([TW]) cuda_sim::run_block\(.*/\1/p' | head -1
+}
+rm -rf "$out/rt" "$out/prt.lines" "$out/pin.lines"
+if SIMCC_RUNTIME_DIR=$out/rt "$simcc" --profile --no-occupancy -O2 -o "$out/profile-rt" profile.cu >"$out/profile-rt.build" 2>&1 &&
+    SIMCC_RUNTIME=0 "$simcc" --profile --no-occupancy -O2 -o "$out/profile-in" profile.cu >>"$out/profile-rt.build" 2>&1; then
+    CUDA_SIM_PROFILE_OUT="$out/prt.lines" "$out/profile-rt" >"$out/prt.out" 2>&1
+    CUDA_SIM_PROFILE_OUT="$out/pin.lines" "$out/profile-in" >"$out/pin.out" 2>&1
+    kinds="$(rt_kind "$out/profile-rt") $(rt_kind "$out/profile-in")"
+    if [ "$(find "$out/rt" -name runtime.o | wc -l)" != 1 ]; then
+        t_fail "the kept runtime: not one runtime.o in $out/rt: $(find "$out/rt" 2>/dev/null | head -5)"
+    elif [ "$kinds" != "T W" ]; then
+        t_fail "the kept runtime: run_block is '$kinds' in the two programs, expected 'T W'"
+    elif ! grep -qE '^CUDA_SIM_NOTSAN CUDA_SIM_RT void run_block\(.*\)$' "$out"/rt/*/cuda_sim.h; then
+        t_fail "the kept runtime: its cuda_sim.h does not declare run_block without its body"
+    elif ! cmp -s "$out/prt.out" "$out/pin.out" || ! cmp -s "$out/prt.lines" "$out/pin.lines" || [ ! -s "$out/prt.lines" ]; then
+        t_fail "the kept runtime: the two programs differ:"; diff "$out/pin.lines" "$out/prt.lines" | head -5
+    else
+        t_pass "a --profile build linked with the runtime compiled once prints what one compiling its own does"
+    fi
+else
+    t_fail "the kept runtime: the builds failed:"; head -10 "$out/profile-rt.build" | sed 's/^/        /'
+fi
+if SIMCC_RUNTIME_DIR=/proc/cuda-sim-nowhere "$simcc" -O2 -o "$out/vecadd-in" vecadd.cu >"$out/vecadd-in.build" 2>&1 &&
+    [ "$("$out/vecadd-in" 2>&1)" = "wrong 0 sum 20001100015" ] && [ "$(rt_kind "$out/vecadd-in")" = W ]; then
+    t_pass "a folder simcc cannot write: the program compiles its own runtime"
+else
+    t_fail "a folder simcc cannot write: $(head -3 "$out/vecadd-in.build") [$(rt_kind "$out/vecadd-in")]"
+fi
+
 # Occupancy: occupancy.cu's kernels with a made-up table of registers and shared bytes
 # (occupancy_res.cpp; --no-occupancy keeps simcc's own out), the counts its comment works
 # out by hand, on an H100 and on a T4.
