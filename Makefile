@@ -168,9 +168,9 @@ pristine: $(PRGEN)
 	$(Q)bash grading/tools/pristine.sh build/pristine
 
 ## check-solutions: every reference solution, graded as if a learner wrote it, passes, at DRAWS draws
-##                  (from the second draw on, the simulator's thread order at another seed: CUDA_SIM_SEED=2, 3 ...)
-##                  (default 1; make test: 3): the first at SEED (else a fresh one), each next drawn from it;
-##                  the later draws keep the first one's builds (grade --reuse-builds)
+##                  (default 1; make test: 2): the first at SEED (else a fresh one), each next drawn from it;
+##                  the later draws keep the first one's builds (grade --reuse-builds) and run the
+##                  simulator's threads in another order (CUDA_SIM_SEED=2, 3 ...)
 check-solutions: $(GRADE)
 	$(Q)seed=$${SEED:-$$(( $$(od -An -N4 -tu4 /dev/urandom | tr -d ' ') % 999999999 + 1 ))}; draws=$(or $(DRAWS),1); \
 	case $$draws in [1-9]|[1-9][0-9]) ;; *) echo "check-solutions: DRAWS=$$draws: a number of draws, 1 to 99" >&2; exit 2 ;; esac; \
