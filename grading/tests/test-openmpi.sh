@@ -12,8 +12,8 @@
 # Then, through the real grader with Open MPI (as root: --oversubscribe and leave to run
 # as root, which the grader adds):
 #   - the solutions of rooms 03 (every configuration: up to 4 ranks on the cores there are,
-#     --oversubscribe), 05 (CUDA simulated, simcc -ccbin mpicxx.openmpi) and 06 (at up to 2
-#     ranks: check-solutions grades them all under MPICH) PASS;
+#     --oversubscribe), 05 (CUDA simulated, simcc -ccbin mpicxx.openmpi; at up to 2 ranks)
+#     and 06 (each task's first configuration: check-solutions grades them all under MPICH) PASS;
 #   - the untouched tasks of rooms 03 and 05 FAIL, at their first configuration
 #     (grade --first-config: check-tasks grades every configuration under MPICH), and
 #     quickly: the grader sets Open MPI's kill delay to 0 (OMPI_MCA_odls_base_sigkill_timeout),
@@ -81,7 +81,7 @@ grade_check() {
 }
 grade_check solutions-03 pass solutions 03
 grade_check solutions-05 pass solutions 05 --max-ranks 2
-grade_check solutions-06 pass solutions 06 --max-ranks 2
+grade_check solutions-06 pass solutions 06 --max-ranks 2 --first-config
 grade_check untouched-03 fail build/pristine 03 --first-config
 grade_check untouched-05 fail build/pristine 05 --first-config
 

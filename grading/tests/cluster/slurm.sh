@@ -143,9 +143,10 @@ done
 # grader launches the MPI ranks with srun.
 submit solutions 0 'launched by srun' 'every task passes' -- --ntasks=2 \
     --wrap "NO_COLOR=1 grading/bin/grade --room 03 --tasks-from solutions --expect pass --json build/cluster.json --junit build/cluster.xml"
-# The same for CUDA with MPI: simulated ranks (no GPU here) started by srun.
+# The same for CUDA with MPI: simulated ranks (no GPU here) started by srun, at each task's
+# first configuration (check-solutions grades every one).
 submit solutions05 0 'launched by srun' 'every task passes' -- --ntasks=2 \
-    --wrap "NO_COLOR=1 grading/bin/grade --room 05 --tasks-from solutions --expect pass --json build/cluster05.json --junit build/cluster05.xml"
+    --wrap "NO_COLOR=1 grading/bin/grade --room 05 --first-config --tasks-from solutions --expect pass --json build/cluster05.json --junit build/cluster05.xml"
 # MPIEXEC=srun, as the job scripts offer it: the same srun path (its flags, the PMI).
 submit solutions-srun 0 'launched by srun' 'every task passes' -- --ntasks=2 --export=ALL,MPIEXEC=srun \
     --wrap "NO_COLOR=1 grading/bin/grade --task 03_mpi/task1 --tasks-from solutions --expect pass --verbose --json build/cluster-srun.json --junit build/cluster-srun.xml"
