@@ -34,11 +34,12 @@ __global__ void sum_kernel(const unsigned *x, long n, unsigned long long *total)
     __syncthreads();             /* every part[] written before anyone reads */
 
     //@ TODO 1: Reduce the block's values, now in shared memory, to their sum,
-    //@         in place, with the tree reduction of the lesson, so that the first
-    //@         entry ends up holding the whole block's sum.  Must hold: no thread
-    //@         reads an entry before the thread that writes it has written it, and
-    //@         every thread of the block reaches every barrier.  The block size is
-    //@         a power of two (main refuses anything else).
+    //@         in place, with a tree reduction, so that the first entry ends up
+    //@         holding the whole block's sum.  Of the two orders the lesson
+    //@         shows, use the faster one.  Must hold: no thread reads an entry
+    //@         before the thread that writes it has written it, and every thread
+    //@         of the block reaches every barrier.  The block size is a power of
+    //@         two (main refuses anything else).
     //@ placeholder: /* TODO 1: the tree reduction */
     //@ solution {
     for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {

@@ -5,9 +5,10 @@
  *
  *   TODO 1: the kernel: one thread per row adds up that row;
  *   TODO 2: time the kernel RIGHTLY, on the GPU's own clock (CUDA events), so
- *           that the time covers the kernel's work and nothing but it: a batch
- *           of launches back to back, divided by their number (one short
- *           kernel alone would mostly measure the wait for its launch).
+ *           that the time covers the kernel's work and nothing but it.  One
+ *           short kernel alone would mostly measure the wait for its launch,
+ *           so time batches of launches back to back, each twice as long as
+ *           the one before, until a batch lasts long enough.
  *
  * Read first: README.md, "Timing a GPU honestly", "Moving data: why transfers can eat the gain".
  *
@@ -38,7 +39,8 @@
 #include <string.h>
 
 #define TPB 256
-#define REPS 20 /* launches timed together by time_right */
+#define BATCH_MS 2.0f   /* time_right's batches grow until one lasts this long */
+#define BATCH_MAX 1024  /* ... or holds this many launches */
 
 /* sums[r] = M[r][0] + ... + M[r][cols-1]; M is row-major. */
 __global__ void rowsum_kernel(const float *M, float *sums, long rows, int cols)
@@ -66,32 +68,42 @@ static void rowsum_launch(const float *M, float *sums, long rows, int cols, cuda
     CHECK(cudaGetLastError());
 }
 
-/* Returns the kernel's time in seconds, one launch's share of reps launches, measured
- * with events. */
-static double time_right(const float *dM, float *dsums, long rows, int cols, int reps)
+/* Returns the kernel's time in seconds: one launch's share of a batch of launches
+ * timed with events.  Leaves the batch's number of launches in *launches. */
+static double time_right(const float *dM, float *dsums, long rows, int cols, int *launches)
 {
     float ms = 0;
-    //@ TODO 2: Time reps launches in a row (use the launch helper above, on the
-    //@         default stream) with CUDA events, as "Timing a GPU honestly"
-    //@         teaches, leaving the milliseconds of all of them in ms.  Must hold:
-    //@         the time covers the whole of every kernel and nothing of what the
-    //@         host does before or after; the value is read only once the GPU has
-    //@         got there; every CUDA call is checked; nothing is leaked.  Not
-    //@         graded (times vary), but the "timed rightly" line depends on it.
+    int reps = 1;
+    //@ TODO 2: Time a batch of reps launches in a row (use the launch helper
+    //@         above, on the default stream) with CUDA events, as "Timing a GPU
+    //@         honestly" teaches, leaving the batch's milliseconds in ms.  You
+    //@         choose the batch: start at 1 launch and double it until a batch
+    //@         lasts at least BATCH_MS milliseconds or holds BATCH_MAX launches;
+    //@         the last batch timed is the one returned.  Must hold: each time
+    //@         covers the whole of every kernel in its batch and nothing of what
+    //@         the host does before or after; a value is read only once the GPU
+    //@         has got there; every CUDA call is checked; nothing is leaked.  Not
+    //@         graded (times vary), but the "timed rightly" lines depend on it.
     //@ placeholder: (void)dM; (void)dsums; (void)rows; (void)cols; /* TODO 2 */
     //@ solution {
     cudaEvent_t start, stop;
     CHECK(cudaEventCreate(&start));
     CHECK(cudaEventCreate(&stop));
-    CHECK(cudaEventRecord(start));
-    for (int i = 0; i < reps; i++)
-        rowsum_launch(dM, dsums, rows, cols, 0);
-    CHECK(cudaEventRecord(stop));
-    CHECK(cudaEventSynchronize(stop));
-    CHECK(cudaEventElapsedTime(&ms, start, stop));
+    for (;;) {
+        CHECK(cudaEventRecord(start));
+        for (int i = 0; i < reps; i++)
+            rowsum_launch(dM, dsums, rows, cols, 0);
+        CHECK(cudaEventRecord(stop));
+        CHECK(cudaEventSynchronize(stop));
+        CHECK(cudaEventElapsedTime(&ms, start, stop));
+        if (ms >= BATCH_MS || reps >= BATCH_MAX)
+            break;
+        reps *= 2;
+    }
     CHECK(cudaEventDestroy(start));
     CHECK(cudaEventDestroy(stop));
     //@ }
+    *launches = reps;
     return ms * 1e-3 / reps;
 }
 
@@ -153,7 +165,8 @@ int main(int argc, char **argv)
     rowsum_launch(dM, dsums, rows, cols, 0);
     CHECK(cudaDeviceSynchronize());
     double t_wrong = time_wrong(dM, dsums, rows, cols);
-    double t_right = time_right(dM, dsums, rows, cols, REPS);
+    int launches = 0;
+    double t_right = time_right(dM, dsums, rows, cols, &launches);
     rowsum_cpu(M, sums_cpu, rows, cols, 1); /* (warm-up: OpenMP starts its threads) */
     double t0 = pr_now();
     rowsum_cpu(M, sums_cpu, rows, cols, 1);
@@ -178,7 +191,11 @@ int main(int argc, char **argv)
     print_cpu_times("CPU", t_cpu, t_omp);
     print_vs_cpu("GPU timed WRONGLY", t_wrong, t_cpu, t_omp);
     print_vs_cpu("GPU timed rightly", t_right, t_cpu, t_omp);
-    printf("  (rightly: %d launches back to back between two events, divided by %d)\n", REPS, REPS);
+    if (launches == 1)
+        printf("  (rightly: one launch between two events; it lasted %.0f ms or more)\n", (double)BATCH_MS);
+    else
+        printf("  (rightly: the last batch, %d launches back to back between two events, divided by %d)\n",
+               launches, launches);
 
     /* Part 2: the copies, from pageable memory (malloc) and from pinned memory
      * (cudaMallocHost), the second asynchronous on a stream of its own. */
