@@ -169,14 +169,15 @@ pristine: $(PRGEN)
 
 ## check-solutions: every reference solution, graded as if a learner wrote it, passes, at DRAWS draws
 ##                  (default 1; make test: 2): the first at SEED (else a fresh one), each next drawn from it;
-##                  the later draws keep the first one's builds (grade --reuse-builds) and run the
-##                  simulator's threads in another order (CUDA_SIM_SEED=2, 3 ...)
+##                  the later draws keep the first one's builds (grade --reuse-builds), run the
+##                  simulator's threads in another order (CUDA_SIM_SEED=2, 3 ...) and grade each
+##                  task's first configuration only (--first-config; the first draw grades them all)
 check-solutions: $(GRADE)
 	$(Q)seed=$${SEED:-$$(( $$(od -An -N4 -tu4 /dev/urandom | tr -d ' ') % 999999999 + 1 ))}; draws=$(or $(DRAWS),1); \
 	case $$draws in [1-9]|[1-9][0-9]) ;; *) echo "check-solutions: DRAWS=$$draws: a number of draws, 1 to 99" >&2; exit 2 ;; esac; \
 	for i in $$(seq $$draws); do \
 	    [ $$draws -eq 1 ] || echo "check-solutions: draw $$i of $$draws: SEED=$$seed"; \
-	    reuse=; simseed=; [ $$i -eq 1 ] || { reuse=--reuse-builds; simseed=CUDA_SIM_SEED=$${CUDA_SIM_SEED:-$$i}; }; \
+	    reuse=; simseed=; [ $$i -eq 1 ] || { reuse="--reuse-builds --first-config"; simseed=CUDA_SIM_SEED=$${CUDA_SIM_SEED:-$$i}; }; \
 	    env $$simseed GRADE_SEED=$$seed $(GRADE) --tasks-from solutions --expect pass --werror $(GRADE_FILTER) --ref-dir build/refs $$reuse \
 	        --json build/check-solutions.json --junit build/check-solutions.xml \
 	        || { echo "check-solutions: failed at SEED=$$seed $$simseed (make check-solutions SEED=$$seed $$simseed grades that draw again)"; exit 1; }; \

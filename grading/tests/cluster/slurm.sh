@@ -140,9 +140,10 @@ for job in "room01 01_threads --cpus-per-task=2" "room02 02_processes --cpus-per
     submit "$name" nonzero "grading $n tasks" ": $hunts FAIL $((n - hunts)) NOT_STARTED" -- $flags "$room/job.slurm"
 done
 # A grading job for the instructor: the solutions graded inside an allocation, where the
-# grader launches the MPI ranks with srun.
+# grader launches the MPI ranks with srun (at 1 and 2 ranks, the allocation's size;
+# check-solutions grades 3 and 4 too).
 submit solutions 0 'launched by srun' 'every task passes' -- --ntasks=2 \
-    --wrap "NO_COLOR=1 grading/bin/grade --room 03 --tasks-from solutions --expect pass --json build/cluster.json --junit build/cluster.xml"
+    --wrap "NO_COLOR=1 grading/bin/grade --room 03 --max-ranks 2 --tasks-from solutions --expect pass --json build/cluster.json --junit build/cluster.xml"
 # The same for CUDA with MPI: simulated ranks (no GPU here) started by srun, at each task's
 # first configuration (check-solutions grades every one).
 submit solutions05 0 'launched by srun' 'every task passes' -- --ntasks=2 \
