@@ -16,7 +16,7 @@
  * the launch: a launch only queues the kernel and returns, so that clock
  * measures the queueing, not the work.  On small work both times are a few
  * microseconds and the wrong one looks just as plausible: compare them (the
- * lesson gives an H100's pair).  Then the copy bandwidth from pageable (malloc)
+ * lesson gives an H200's pair).  Then the copy bandwidth from pageable (malloc)
  * and from pinned (cudaMallocHost) memory, and a small table: CPU time, on 1 core
  * and on all of them with OpenMP (cpu_baseline.h), against GPU time including
  * the copies to and from the GPU, pageable and pinned (asynchronous copies on a

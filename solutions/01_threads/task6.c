@@ -80,6 +80,8 @@ static void summary_fold(summary_t *whole, const summary_t *part)
     for (int b = 0; b < BANDS; b++) {
         //@ bug: whole->band[b] = part->band[b];
         //@ solution {
+        /* (The bug hunt's bug: each fold replaced the counts, so the last thread to fold won.
+         * With one thread its fold is the whole answer, so the runs leave out threads=1.) */
         whole->band[b] += part->band[b];
         //@ }
     }

@@ -65,6 +65,9 @@ static MPI_Comm make_ring(int *prev, int *next)
     int dims[1] = { size };
     //@ bug: int periods[1] = { 0 };
     //@ solution {
+    /* (The bug hunt's bug: a ring that did not wrap round.  Even on 1 rank the rank is its
+     * own neighbour on both sides, so the cells next to the seam between cell n-1 and
+     * cell 0 went wrong whatever the rank count.) */
     int periods[1] = { 1 };
     //@ }
     MPI_Comm ring;

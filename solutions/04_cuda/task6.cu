@@ -50,6 +50,9 @@ __global__ void window_kernel(const int *x, int *out, long n, int r)
     //@ bug:     tile[r + blockDim.x + t] = right < n ? x[right] : 0;
     //@ bug: }
     //@ solution {
+    /* (The bug hunt's bug: the halo was loaded after the barrier, so a block's edge threads
+     * could add up halo entries not yet loaded: wrong sums at block edges.  In the
+     * simulator's shuffled order that is certain for several blocks and r >= 3.) */
     if (t < r) { /* the first r threads also load the halo on both sides */
         long left = first - r + t, right = first + blockDim.x + t;
         tile[t] = left >= 0 ? x[left] : 0;

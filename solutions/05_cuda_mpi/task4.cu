@@ -81,6 +81,9 @@ static void step(block *b)
     //@ bug: CHECK(cudaMemcpyAsync(b->send_left, b->unew + 1, cell_bytes, cudaMemcpyDeviceToHost, b->edge));
     //@ bug: CHECK(cudaMemcpyAsync(b->send_right, b->unew + 1 + last, cell_bytes, cudaMemcpyDeviceToHost, b->edge));
     //@ solution {
+    /* (The bug hunt's bug: the end cells were copied out before the kernels that update
+     * them.  The ring is closed, so every rank, a single one included, exchanges its end
+     * cells through MPI: the bug shows with 1 to 4 ranks.) */
     //@ }
     update_cells(b, 0, 1, b->edge);
     update_cells(b, last, last + 1, b->edge);
