@@ -1122,6 +1122,8 @@ static void method_check(const grade_context *grading, const task_meta *task, co
                     rr->message = work_check_traffic(&rr->work->gpu, &ref_work->gpu);
                 if (!rr->message && ref_work)
                     rr->message = work_check_kernels(&rr->work->gpu, &ref_work->gpu);
+                if (!rr->message && ref_work)
+                    rr->message = work_check_atomics(&rr->work->gpu, &ref_work->gpu);
                 rr->profile = work_profile_summary(rr->work, ref_work);
                 if (!rr->message && ref_work)
                     perf_from_counts(ctx, task, &rr->work->gpu, &ref_work->gpu, cfg->label, tr);

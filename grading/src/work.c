@@ -665,6 +665,17 @@ char *work_check_traffic(const gpu_work *t, const gpu_work *r)
                      tg, rg, rg > 0 ? 100.0 * (double)tg / (double)rg : 0.0);
 }
 
+char *work_check_atomics(const gpu_work *t, const gpu_work *r)
+{
+    if (!t->mem_seen || !r->mem_seen || r->atomics == 0 || t->atomics > 0)
+        return NULL;
+    return xasprintf("right results, but your kernels made no atomic operation where the reference's made %lld: "
+                     "threads of different blocks that add into one result must do it atomically. The simulator "
+                     "runs one block at a time, so a plain += loses nothing here; on a GPU the blocks run at once "
+                     "and updates are lost (make grade RACECHECK=1 names the lines)",
+                     r->atomics);
+}
+
 char *work_check_kernels(const gpu_work *t, const gpu_work *r)
 {
     if (!t->mem_seen || !r->mem_seen)

@@ -115,6 +115,10 @@ int work_counts_slow(const gpu_work *task, const gpu_work *ref, double limit, co
  * least this many sectors: a kernel left empty while the CPU does its part FAILs. */
 #define WORK_KERNEL_MIN_SECTORS 256
 char *work_check_traffic(const gpu_work *task, const gpu_work *ref);
+/* Atomics: where the reference's kernels make atomic operations (blocks that add into one
+ * result) and the task's make none, NULL is not returned: the simulator runs one block at a
+ * time, so a plain += from several blocks loses no update there, while on a GPU it does. */
+char *work_check_atomics(const gpu_work *task, const gpu_work *ref);
 /* Kernel by kernel: each of the reference's kernels that moved WORK_KERNEL_MIN_SECTORS or more
  * moves at least 1/WORK_TRAFFIC_FLOOR of that in the task's run (a kernel of the same name);
  * NULL when it holds, else why not. */

@@ -306,6 +306,18 @@ if [ -s "$tmp/onethread/04_cuda/task2.cu" ]; then
 else
     t_fail "could not write a one-thread 04 task2 (the solution changed?)"
 fi
+# 04 task2 with a plain += where each block adds its sum into the total: the simulator runs one
+# block at a time, so nothing is lost there, but on a GPU updates are: no atomic, FAIL.
+mkdir -p "$tmp/plainadd/04_cuda"
+sed 's|^        atomicAdd(total, (unsigned long long)part\[0\]);|        *total += part[0]; /* not atomic */|' \
+    solutions/04_cuda/task2.cu > "$tmp/plainadd/04_cuda/task2.cu"
+if grep -q 'not atomic' "$tmp/plainadd/04_cuda/task2.cu"; then
+    GRADE_CUDA=sim grade_as plainadd 6666 04_cuda/task2
+    expect_fail plainadd 04_cuda/task2 "right results, but your kernels made no atomic operation where the reference's made [0-9]+" \
+        "a plain += of each block's sum, no atomic (simulated)"
+else
+    t_fail "could not write a plain-add 04 task2 (the solution changed?)"
+fi
 
 # ---- 4c': a kernel left empty while the CPU does its part (simulated CUDA, kernel by kernel) ---
 # 04 task10: TODO 2's kernel does nothing, and the scaffolding makes the trip through half

@@ -1131,6 +1131,23 @@ static void test_work_counts_slow(void)
     free(why);
     t.mem_seen = 0; /* not profiled: nothing to judge */
     CU_ASSERT_PTR_NULL(work_check_traffic(&t, &ref));
+    /* atomics: none where the reference made some FAILs; fewer, more, or none on both sides pass */
+    gpu_work ra = ref;
+    ra.atomics = 391;
+    t = ra;
+    CU_ASSERT_PTR_NULL(work_check_atomics(&t, &ra));
+    t.atomics = 1;
+    CU_ASSERT_PTR_NULL(work_check_atomics(&t, &ra));
+    t.atomics = 100000;
+    CU_ASSERT_PTR_NULL(work_check_atomics(&t, &ra));
+    t.atomics = 0;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(why = work_check_atomics(&t, &ra));
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "made no atomic operation where the reference's made 391"));
+    free(why);
+    ra.atomics = 0;
+    CU_ASSERT_PTR_NULL(work_check_atomics(&t, &ra));
+    ra.atomics = 391, t.mem_seen = 0;
+    CU_ASSERT_PTR_NULL(work_check_atomics(&t, &ra));
     /* kernel by kernel, from the profile lines: an emptied kernel whose part the CPU did */
     char dir[] = "/tmp/pr-unit-kernels-XXXXXX";
     CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
