@@ -10,10 +10,12 @@
  *   cg::reduce(tile, value, cg::plus<T>()) (<cooperative_groups/reduce.h>)
  *
  * A tile is 1, 2, 4, 8, 16 or 32 threads of one warp: its sync and shuffles are the warp's,
- * on the tile's lanes.  Not simulated: a grid-wide sync (this_grid().sync() needs every block
- * resident at once; the simulator runs blocks one after another: the program stops with
- * status 77 and names it); multi-grid groups, coalesced_threads(), larger tiles,
- * memcpy_async: a fatal error naming them.
+ * on the tile's lanes.  The grid (this_grid()): size, thread_rank, num_blocks, block_rank,
+ * and sync() in a kernel launched with cudaLaunchCooperativeKernel, where every block is
+ * resident at once (cuda_sim.h, run_cooperative; a launch with <<<...>>> that syncs its grid
+ * is an error, as it may hang a GPU; under simcc --profile or --racecheck the sync is not
+ * simulated: status 77, named).  Not simulated: multi-grid groups, coalesced_threads(),
+ * larger tiles, memcpy_async: a fatal error naming them.
  */
 #ifndef CUDA_SIM_COOPERATIVE_GROUPS_H
 #define CUDA_SIM_COOPERATIVE_GROUPS_H
@@ -135,11 +137,7 @@ template <class T> static inline void sync(const T &g, const char *f = __builtin
 }
 
 struct grid_group {
-    void sync(const char *f = __builtin_FILE(), int l = __builtin_LINE()) const
-    {
-        cuda_sim::not_simulated("%s:%d: cooperative_groups grid sync (the simulator runs a grid's blocks one after "
-                                "another; a grid-wide barrier needs them all at once)", f, l);
-    }
+    void sync(const char *f = __builtin_FILE(), int l = __builtin_LINE()) const { cuda_sim::grid_barrier(f, l); }
     unsigned long long size() const
     {
         return (unsigned long long)gridDim.x * gridDim.y * gridDim.z * blockDim.x * blockDim.y * blockDim.z;
@@ -149,7 +147,17 @@ struct grid_group {
         unsigned long long b = blockIdx.x + (unsigned long long)gridDim.x * (blockIdx.y + (unsigned long long)gridDim.y * blockIdx.z);
         return b * blockDim.x * blockDim.y * blockDim.z + thread_block().thread_rank();
     }
-    bool is_valid() const { return false; }
+    unsigned long long num_threads() const { return size(); }
+    unsigned long long num_blocks() const { return (unsigned long long)gridDim.x * gridDim.y * gridDim.z; }
+    unsigned long long block_rank() const
+    {
+        return blockIdx.x + (unsigned long long)gridDim.x * (blockIdx.y + (unsigned long long)gridDim.y * blockIdx.z);
+    }
+    dim3 group_dim() const { return gridDim; }
+    dim3 dim_blocks() const { return gridDim; }
+    dim3 block_index() const { return dim3(blockIdx.x, blockIdx.y, blockIdx.z); }
+    /* true in a cooperative launch's kernel, where sync() is allowed */
+    bool is_valid() const { return cuda_sim::S.cooperative && cuda_sim::S.in_kernel; }
 };
 static inline grid_group this_grid() { return grid_group(); }
 

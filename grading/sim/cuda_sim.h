@@ -205,6 +205,7 @@ enum cudaError {
     cudaErrorIllegalAddress = 700,
     cudaErrorLaunchOutOfResources = 701,
     cudaErrorAssert = 710,
+    cudaErrorCooperativeLaunchTooLarge = 720,
     cudaErrorLaunchFailure = 719,
     cudaErrorNotSupported = 801,
     cudaErrorUnknown = 999
@@ -366,7 +367,7 @@ struct Op {
 };
 using OpRef = std::shared_ptr<Op>;
 
-enum { RUNNABLE, WAIT_BLOCK, WAIT_WARP, DONE };
+enum { RUNNABLE, WAIT_BLOCK, WAIT_WARP, WAIT_GRID, DONE };
 
 struct Fiber {
     void *sp;
@@ -410,7 +411,9 @@ struct State {
     const char *launch_file = "?";
     int launch_line = 0;
     uint3 cur_block{0, 0, 0};
+    bool cooperative = false; /* a cooperative launch (cudaLaunchCooperativeKernel): its grid may sync */
     /* fibers */
+    int slot_base = 0; /* fiber i runs on stack slot slot_base + i (a cooperative launch's blocks: their own) */
     size_t stack_size = 64 * 1024;
     char *stacks = nullptr;
     size_t stacks_len = 0;
@@ -751,7 +754,7 @@ inline void *cuda_sim_asan_fiber_fake[1024];
 /* Leaving the scheduler for fiber i (save: where ASan keeps the scheduler's fake stack). */
 #define CUDA_SIM_ASAN_TO_FIBER(i)                                                                 \
     __sanitizer_start_switch_fiber(&cuda_sim_asan_sched_fake,                                     \
-                                   S.stacks + (size_t)(i) * (S.stack_size + S.page) + S.page,      \
+                                   S.stacks + (size_t)(S.slot_base + (i)) * (S.stack_size + S.page) + S.page, \
                                    S.stack_size)
 #define CUDA_SIM_ASAN_BACK_IN_SCHEDULER() __sanitizer_finish_switch_fiber(cuda_sim_asan_sched_fake, nullptr, nullptr)
 /* Leaving fiber i for the scheduler; a finished fiber (save = nullptr) frees its fake stack. */
@@ -759,7 +762,7 @@ inline void *cuda_sim_asan_fiber_fake[1024];
     __sanitizer_start_switch_fiber((save), cuda_sim_asan_sched_bottom, cuda_sim_asan_sched_size)
 #define CUDA_SIM_ASAN_FIBER_STARTED() \
     __sanitizer_finish_switch_fiber(nullptr, &cuda_sim_asan_sched_bottom, &cuda_sim_asan_sched_size)
-#define CUDA_SIM_ASAN_FIBER_RESUMED(i) __sanitizer_finish_switch_fiber(cuda_sim_asan_fiber_fake[(i)], nullptr, nullptr)
+#define CUDA_SIM_ASAN_FIBER_RESUMED(i) __sanitizer_finish_switch_fiber(cuda_sim_asan_fiber_fake[S.slot_base + (i)], nullptr, nullptr)
 #else
 #define CUDA_SIM_ASAN_TO_FIBER(i) ((void)0)
 #define CUDA_SIM_ASAN_BACK_IN_SCHEDULER() ((void)0)
@@ -827,15 +830,16 @@ CUDA_SIM_NOTSAN CUDA_SIM_RT void fiber_main()
 #if defined(__x86_64__)
     cuda_sim_switch(&S.fibers[S.cur].sp, S.sched_sp);
 #else
-    swapcontext(&S.fiber_uc[S.cur], &S.sched_uc);
+    swapcontext(&S.fiber_uc[S.slot_base + S.cur], &S.sched_uc);
 #endif
     __builtin_unreachable();
 }
 
 CUDA_SIM_NOTSAN CUDA_SIM_RT void fiber_prepare(int i)
 {
-    char *top = S.stacks + (size_t)i * (S.stack_size + S.page) + S.page + S.stack_size;
-    top -= (size_t)(i % 64) * 64; /* (see cuda_sim_switch) */
+    const int slot = S.slot_base + i;
+    char *top = S.stacks + (size_t)slot * (S.stack_size + S.page) + S.page + S.stack_size;
+    top -= (size_t)(slot % 64) * 64; /* (see cuda_sim_switch) */
 #if defined(__x86_64__)
     uint64_t *sp = (uint64_t *)top;
     *--sp = 0; *--sp = 0;               /* padding: rsp is 16-aligned after the jmp, so fiber_main */
@@ -847,11 +851,11 @@ CUDA_SIM_NOTSAN CUDA_SIM_RT void fiber_prepare(int i)
     *--sp = 0; *--sp = 0; *--sp = 0;    /* r13 r14 r15 */
     S.fibers[i].sp = sp;
 #else
-    getcontext(&S.fiber_uc[i]);
-    S.fiber_uc[i].uc_stack.ss_sp = top - S.stack_size;
-    S.fiber_uc[i].uc_stack.ss_size = S.stack_size;
-    S.fiber_uc[i].uc_link = nullptr;
-    makecontext(&S.fiber_uc[i], (void (*)())fiber_main, 0);
+    getcontext(&S.fiber_uc[slot]);
+    S.fiber_uc[slot].uc_stack.ss_sp = top - S.stack_size;
+    S.fiber_uc[slot].uc_stack.ss_size = S.stack_size;
+    S.fiber_uc[slot].uc_link = nullptr;
+    makecontext(&S.fiber_uc[slot], (void (*)())fiber_main, 0);
 #endif
 }
 
@@ -867,7 +871,7 @@ CUDA_SIM_NOTSAN CUDA_SIM_RT void run_fiber(int i)
 #if defined(__x86_64__)
     cuda_sim_switch(&S.sched_sp, S.fibers[i].sp);
 #else
-    swapcontext(&S.sched_uc, &S.fiber_uc[i]);
+    swapcontext(&S.sched_uc, &S.fiber_uc[S.slot_base + i]);
 #endif
     CUDA_SIM_ASAN_BACK_IN_SCHEDULER();
 }
@@ -878,11 +882,11 @@ CUDA_SIM_NOTSAN inline void yield_to_scheduler()
 #if defined(CUDA_SIM_ASAN_FIBERS)
     const int me = S.cur;
 #endif
-    CUDA_SIM_ASAN_TO_SCHEDULER(&cuda_sim_asan_fiber_fake[me]);
+    CUDA_SIM_ASAN_TO_SCHEDULER(&cuda_sim_asan_fiber_fake[S.slot_base + me]);
 #if defined(__x86_64__)
     cuda_sim_switch(&f.sp, S.sched_sp);
 #else
-    swapcontext(&S.fiber_uc[S.cur], &S.sched_uc);
+    swapcontext(&S.fiber_uc[S.slot_base + S.cur], &S.sched_uc);
 #endif
     CUDA_SIM_ASAN_FIBER_RESUMED(me);
 }
@@ -956,8 +960,8 @@ CUDA_SIM_RT void describe_block(char *buf, size_t n)
              S.cur_block.z, S.launch_file, S.launch_line);
 }
 
-/* Runs one block: every thread to completion, releasing barriers as they fill. */
-CUDA_SIM_NOTSAN CUDA_SIM_RT void run_block(unsigned bx, unsigned by, unsigned bz, size_t dyn)
+/* Sets up one block: its threads runnable, from their start. */
+CUDA_SIM_NOTSAN CUDA_SIM_RT void start_block(unsigned bx, unsigned by, unsigned bz, size_t dyn)
 {
     int n = S.nthreads;
     S.cur_block = uint3{bx, by, bz};
@@ -974,6 +978,14 @@ CUDA_SIM_NOTSAN CUDA_SIM_RT void run_block(unsigned bx, unsigned by, unsigned bz
         f.started = false; /* (its first frame is made when it first runs: run_fiber) */
         S.xparity[i] = 0;
     }
+}
+
+/* Runs the block set up by start_block: every thread to completion, releasing barriers as
+ * they fill.  Returns true when every thread waits at a grid-wide sync instead (a
+ * cooperative launch: run_cooperative goes on with the other blocks). */
+CUDA_SIM_NOTSAN CUDA_SIM_RT bool block_loop()
+{
+    int n = S.nthreads;
     static int order[1024];
     for (;;) {
         int m = 0;
@@ -1000,7 +1012,7 @@ CUDA_SIM_NOTSAN CUDA_SIM_RT void run_block(unsigned bx, unsigned by, unsigned bz
         }
         S.cur = -1;
         if (S.kernel_aborted) { /* a device-side assert: the block's other threads stop too */
-            return;
+            return false;
         }
         /* warp groups first: release every warp whose waiting lanes' masks are all waiting */
         bool released = false;
@@ -1025,12 +1037,16 @@ CUDA_SIM_NOTSAN CUDA_SIM_RT void run_block(unsigned bx, unsigned by, unsigned bz
         }
         if (released)
             continue;
-        int done = 0, at_block = 0, at_warp = 0, first_block = -1, first_done = -1, first_warp = -1;
+        int done = 0, at_block = 0, at_warp = 0, at_grid = 0, first_block = -1, first_done = -1, first_warp = -1,
+            first_grid = -1;
         for (int i = 0; i < n; i++) {
             Fiber &f = S.fibers[i];
             if (f.state == DONE) {
                 done++;
                 if (first_done < 0) first_done = i;
+            } else if (f.state == WAIT_GRID) {
+                at_grid++;
+                if (first_grid < 0) first_grid = i;
             } else if (f.state == WAIT_BLOCK) {
                 at_block++;
                 if (first_block < 0) first_block = i;
@@ -1040,10 +1056,24 @@ CUDA_SIM_NOTSAN CUDA_SIM_RT void run_block(unsigned bx, unsigned by, unsigned bz
             }
         }
         if (done == n) {
-            return;
+            return false;
         }
         char blk[400];
         describe_block(blk, sizeof blk);
+        if (at_grid == n)
+            return true;
+        if (at_grid > 0) {
+            const Fiber &fg = S.fibers[first_grid];
+            if (done)
+                fatal("grid-wide sync at %s:%d not reached by all threads of %s: %d of %d threads returned without "
+                      "reaching it (thread (%u,%u,%u) for one; every thread of every block must reach it)",
+                      fg.file, fg.line, blk, done, n, S.fibers[first_done].tid.x, S.fibers[first_done].tid.y,
+                      S.fibers[first_done].tid.z);
+            const Fiber &fo = S.fibers[first_block >= 0 ? first_block : first_warp];
+            fatal("threads of %s wait at different barriers: thread (%u,%u,%u) at the grid-wide sync at %s:%d, thread "
+                  "(%u,%u,%u) at %s:%d", blk, fg.tid.x, fg.tid.y, fg.tid.z, fg.file, fg.line, fo.tid.x, fo.tid.y,
+                  fo.tid.z, fo.file, fo.line);
+        }
         if (at_block == n) {
             const Fiber &f0 = S.fibers[first_block];
             for (int i = 0; i < n; i++) {
@@ -1076,6 +1106,37 @@ CUDA_SIM_NOTSAN CUDA_SIM_RT void run_block(unsigned bx, unsigned by, unsigned bz
               "0x%08x: a lane returned or waits elsewhere",
               fw.file, fw.line, fw.tid.x, fw.tid.y, fw.tid.z, blk, fw.warp_mask);
     }
+}
+
+/* Runs one block: every thread to completion. */
+CUDA_SIM_NOTSAN CUDA_SIM_RT void run_block(unsigned bx, unsigned by, unsigned bz, size_t dyn)
+{
+    start_block(bx, by, bz, dyn);
+    if (block_loop())
+        fatal("a grid-wide sync in a kernel not launched with cudaLaunchCooperativeKernel (%s:%d)", S.launch_file,
+              S.launch_line);
+}
+
+/* cooperative_groups' this_grid().sync(): every thread of every block waits here until all
+ * have arrived.  Only a cooperative launch (cudaLaunchCooperativeKernel) may do it: there
+ * every block is resident at once, as the grid is small enough (run_cooperative). */
+CUDA_SIM_NOTSAN CUDA_SIM_RT void grid_barrier(const char *file, int line)
+{
+    if (!S.in_kernel || S.cur < 0)
+        fatal("a grid-wide sync called outside a kernel (%s:%d)", file, line);
+#if defined(CUDA_SIM_PROFILE)
+    not_simulated("%s:%d: cooperative_groups grid sync under simcc --profile or --racecheck (a plain simcc build "
+                  "runs it)", file, line);
+#endif
+    if (!S.cooperative)
+        fatal("%s:%d: a grid-wide sync (this_grid().sync()) in a kernel launched at %s:%d without "
+              "cudaLaunchCooperativeKernel: only a cooperative launch keeps every block resident at once, so on a "
+              "GPU it may hang or fail", file, line, S.launch_file, S.launch_line);
+    Fiber &f = S.fibers[S.cur];
+    f.state = WAIT_GRID;
+    f.file = file;
+    f.line = line;
+    yield_to_scheduler();
 }
 
 CUDA_SIM_NOTSAN inline void block_barrier(const char *file, int line, int pred)
@@ -1153,8 +1214,116 @@ CUDA_SIM_RT cudaError_t check_config(dim3 g, dim3 b, size_t shmem)
     return cudaSuccess;
 }
 
+/* A cooperative launch's blocks (at most 1024 threads in all: launch_cooperative checks):
+ * each runs until all its threads wait at a grid-wide sync, or end.  A block that waits is
+ * put aside (its threads, its shared memory, its warps' exchanges) and the next one runs,
+ * on stack slots of its own.  When every block waits, each is brought back in turn and
+ * runs on to the next sync.  Between two syncs the blocks run one after another, which is
+ * one of the orders a GPU may give them. */
+CUDA_SIM_NOTSAN CUDA_SIM_RT void run_cooperative(dim3 g, uint64_t nb, uint64_t a, uint64_t c, size_t shmem)
+{
+    const int n = S.nthreads, nwarps = (n + 31) / 32;
+    char *sec = __start_cuda_sim_shared;
+    const size_t sec_len = sec && __stop_cuda_sim_shared ? (size_t)(__stop_cuda_sim_shared - sec) : 0;
+    struct Parked {
+        bool waiting = false;
+        uint3 block{0, 0, 0};
+        std::vector<Fiber> fibers;
+        std::vector<unsigned> xparity;
+        std::vector<uint64_t> xbuf, ticks;
+        std::vector<unsigned char> shared;
+    };
+    std::vector<Parked> P(nb);
+    auto park = [&](Parked &p) {
+        p.waiting = true;
+        p.block = S.cur_block;
+        p.fibers.assign(S.fibers, S.fibers + n);
+        p.xparity.assign(S.xparity, S.xparity + n);
+        p.xbuf.assign(&S.xbuf[0][0][0], &S.xbuf[0][0][0] + (size_t)nwarps * 64);
+        p.ticks.assign(W.ticks, W.ticks + n);
+        std::fill(W.ticks, W.ticks + n, 0);
+        p.shared.clear();
+        p.shared.insert(p.shared.end(), (unsigned char *)sec, (unsigned char *)sec + sec_len);
+        p.shared.insert(p.shared.end(), cuda_sim_dynamic_shared_storage, cuda_sim_dynamic_shared_storage + shmem);
+        for (int i = 0; i < S.nshared_extra; i++) {
+            const unsigned char *x = (const unsigned char *)S.shared_extra[i];
+            p.shared.insert(p.shared.end(), x, x + S.shared_extra_len[i]);
+        }
+    };
+    auto unpark = [&](Parked &p) {
+        p.waiting = false;
+        S.cur_block = p.block;
+        blockIdx = p.block;
+        std::copy(p.fibers.begin(), p.fibers.end(), S.fibers);
+        for (int i = 0; i < n; i++)
+            S.fibers[i].state = RUNNABLE; /* (every one waited at the sync) */
+        std::copy(p.xparity.begin(), p.xparity.end(), S.xparity);
+        std::copy(p.xbuf.begin(), p.xbuf.end(), &S.xbuf[0][0][0]);
+        std::copy(p.ticks.begin(), p.ticks.end(), W.ticks);
+        const unsigned char *q = p.shared.data(), *end = q + p.shared.size();
+        if (sec_len)
+            memcpy(sec, q, sec_len);
+        q += sec_len;
+        memcpy(cuda_sim_dynamic_shared_storage, q, shmem);
+        q += shmem;
+        /* (a variable first seen while this block was put aside was poisoned then: it stays so) */
+        for (int i = 0; i < S.nshared_extra && q + S.shared_extra_len[i] <= end; q += S.shared_extra_len[i], i++)
+            memcpy(S.shared_extra[i], q, S.shared_extra_len[i]);
+    };
+    auto finished = [&]() { /* the block now in the scheduler ended */
+        work_block_done(n);
+        prof_block_done();
+    };
+    uint64_t waiting = 0, ended = 0;
+    const char *sync_file = "?";
+    int sync_line = 0;
+    for (uint64_t i = 0; i < nb && !S.kernel_aborted; i++) {
+        uint64_t k = (unsigned __int128)a * i % nb;
+        k = (k + c) % nb;
+        S.slot_base = (int)(i * (uint64_t)n);
+        start_block((unsigned)(k % g.x), (unsigned)(k / g.x % g.y), (unsigned)(k / ((uint64_t)g.x * g.y)), shmem);
+        if (block_loop()) {
+            sync_file = S.fibers[0].file;
+            sync_line = S.fibers[0].line;
+            park(P[i]);
+            waiting++;
+        } else {
+            finished();
+            ended++;
+        }
+    }
+    while (waiting > 0 && !S.kernel_aborted) {
+        if (ended > 0) {
+            uint64_t i = 0;
+            while (P[i].waiting)
+                i++;
+            fatal("the grid-wide sync at %s:%d of the kernel launched at %s:%d was not reached by every block: "
+                  "%llu of %llu blocks ended without reaching it (every thread of every block must reach it; on a "
+                  "GPU the others wait for ever)", sync_file, sync_line, S.launch_file, S.launch_line,
+                  (unsigned long long)ended, (unsigned long long)nb);
+        }
+        waiting = 0;
+        for (uint64_t i = 0; i < nb && !S.kernel_aborted; i++) {
+            if (!P[i].waiting)
+                continue;
+            S.slot_base = (int)(i * (uint64_t)n);
+            unpark(P[i]);
+            if (block_loop()) {
+                sync_file = S.fibers[0].file;
+                sync_line = S.fibers[0].line;
+                park(P[i]);
+                waiting++;
+            } else {
+                finished();
+                ended++;
+            }
+        }
+    }
+    S.slot_base = 0;
+}
+
 CUDA_SIM_NOTSAN CUDA_SIM_RT void launch(dim3 g, dim3 b, size_t shmem, const char *file, int line, void (*thunk)(void *), void *arg,
-                                   const char *name = nullptr)
+                                   const char *name = nullptr, bool coop = false)
 {
     init();
     cudaError_t e = check_config(g, b, shmem);
@@ -1192,13 +1361,19 @@ CUDA_SIM_NOTSAN CUDA_SIM_RT void launch(dim3 g, dim3 b, size_t shmem, const char
         W.grid = g;
         W.block = b;
     }
-    for (uint64_t i = 0; i < nb && !S.kernel_aborted; i++) {
-        uint64_t k = (unsigned __int128)a * i % nb;
-        k = (k + c) % nb;
-        run_block((unsigned)(k % g.x), (unsigned)(k / g.x % g.y), (unsigned)(k / ((uint64_t)g.x * g.y)), shmem);
-        work_block_done(S.nthreads);
-        prof_block_done();
+    S.cooperative = coop;
+    if (coop) {
+        run_cooperative(g, nb, a, c, shmem);
+    } else {
+        for (uint64_t i = 0; i < nb && !S.kernel_aborted; i++) {
+            uint64_t k = (unsigned __int128)a * i % nb;
+            k = (k + c) % nb;
+            run_block((unsigned)(k % g.x), (unsigned)(k / g.x % g.y), (unsigned)(k / ((uint64_t)g.x * g.y)), shmem);
+            work_block_done(S.nthreads);
+            prof_block_done();
+        }
     }
+    S.cooperative = false;
     S.in_kernel = false;
     close_device();
     threadIdx = uint3{0, 0, 0};
@@ -1290,7 +1465,7 @@ CUDA_SIM_RT void check_at_exit()
         nanosleep(&nap, nullptr);
     }
     progress_stop = true;
-    if (!lock.owns_lock())
+    if (!lock.owns_lock() || S.in_kernel) /* (an error inside a kernel ended it: said already) */
         return;
     int left = 0;
     const Op *first = nullptr;
@@ -1393,7 +1568,7 @@ inline void call_kernel(void (*k)(P...), std::tuple<A...> &args, std::index_sequ
 
 /* A launch: its configuration is checked now (cudaGetLastError sees a bad one at once),
  * and the kernel, with copies of its arguments, queued on its stream. */
-template <class Call> inline void queue_launch(const cfg &c, Call call, const char *name = nullptr)
+template <class Call> inline void queue_launch(const cfg &c, Call call, const char *name = nullptr, bool coop = false)
 {
     CUDA_SIM_API;
     init();
@@ -1413,7 +1588,7 @@ template <class Call> inline void queue_launch(const cfg &c, Call call, const ch
             Call *call;
             static void run(void *v) { (*((box *)v)->call)(); }
         } bx{&call};
-        launch(g, b, shmem, file, line, &box::run, &bx, name);
+        launch(g, b, shmem, file, line, &box::run, &bx, name, coop);
     });
 }
 
@@ -1743,6 +1918,7 @@ CUDA_SIM_API_FN const char *cudaGetErrorString(cudaError_t e)
     case cudaSuccess: return "no error";
     case cudaErrorInvalidValue: return "invalid argument";
     case cudaErrorAssert: return "device-side assert triggered";
+    case cudaErrorCooperativeLaunchTooLarge: return "too many blocks in cooperative launch";
     case cudaErrorMemoryAllocation: return "out of memory";
     case cudaErrorInitializationError: return "initialization error";
     case cudaErrorInvalidConfiguration: return "invalid configuration argument";
@@ -1774,6 +1950,7 @@ CUDA_SIM_API_FN const char *cudaGetErrorName(cudaError_t e)
     case cudaErrorNotSupported: return "cudaErrorNotSupported";
     case cudaErrorNotReady: return "cudaErrorNotReady";
     case cudaErrorAssert: return "cudaErrorAssert";
+    case cudaErrorCooperativeLaunchTooLarge: return "cudaErrorCooperativeLaunchTooLarge";
     default: return "cudaErrorUnknown";
     }
 }
@@ -2197,7 +2374,7 @@ CUDA_SIM_API_FN cudaError_t cudaDeviceGetAttribute(int *v, cudaDeviceAttr attr, 
     case cudaDevAttrUnifiedAddressing: *v = 1; break;
     case cudaDevAttrManagedMemory: *v = 1; break;
     case cudaDevAttrConcurrentManagedAccess: *v = 0; break;
-    case cudaDevAttrCooperativeLaunch: *v = 1; break; /* (as cudaDeviceProp says; a grid sync stops the program) */
+    case cudaDevAttrCooperativeLaunch: *v = 1; break; /* (cudaLaunchCooperativeKernel, up to 1024 threads) */
     default: return cuda_sim::fail(cudaErrorInvalidValue);
     }
     return cudaSuccess;
@@ -2566,15 +2743,32 @@ static inline cudaError_t cudaLaunchKernel(void (*f)(P...), dim3 grid, dim3 bloc
     cuda_sim::S.last_error = cudaSuccess;
     return e;
 }
-/* A cooperative launch: run as any launch is.  A grid-wide sync inside the kernel is not
- * simulated (cooperative_groups.h: the program stops with status 77 and says so). */
+/* A cooperative launch: its kernel may sync the whole grid (cooperative_groups'
+ * this_grid().sync()).  Every block must then be resident at once: on the simulated GPU (one
+ * multiprocessor of 1024 threads, as cudaOccupancyMaxActiveBlocksPerMultiprocessor says) at
+ * most 1024 threads in all, else cudaErrorCooperativeLaunchTooLarge, as a GPU says when the
+ * grid exceeds what fits. */
 template <class... P>
 static inline cudaError_t cudaLaunchCooperativeKernel(void (*f)(P...), dim3 grid, dim3 block, void **args,
                                                       size_t shmem = 0, cudaStream_t stream = 0,
                                                       const char *file = __builtin_FILE(), int line = __builtin_LINE())
 {
     CUDA_SIM_API;
-    return cudaLaunchKernel(f, grid, block, args, shmem, stream, file, line);
+    if (sizeof...(P) > 0 && !args)
+        return cuda_sim::fail(cudaErrorInvalidValue);
+    cudaError_t e = cuda_sim::check_config(grid, block, shmem);
+    if (e != cudaSuccess)
+        return cuda_sim::fail(e);
+    unsigned long long threads = (unsigned long long)block.x * block.y * block.z;
+    if ((unsigned long long)grid.x * grid.y * grid.z > 1024 / threads)
+        return cuda_sim::fail(cudaErrorCooperativeLaunchTooLarge);
+    auto tuple = cuda_sim_launch_args<P...>(args, std::index_sequence_for<P...>{});
+    cuda_sim::S.last_error = cudaSuccess;
+    cuda_sim::queue_launch(cuda_sim::cfg(grid, block, shmem, stream, file, line),
+                           [f, tuple]() mutable { std::apply(f, tuple); }, nullptr, true);
+    e = cuda_sim::S.last_error;
+    cuda_sim::S.last_error = cudaSuccess;
+    return e;
 }
 /* Managed memory hints: nothing to move in one address space.  A prefetch is queued on its
  * stream (the managed memory stays closed to the host until it has run). */

@@ -1,6 +1,6 @@
 // A cooperative launch (cudaLaunchCooperativeKernel, as NVIDIA's samples make it): it runs as
-// a launch does.  With argv[1] "sync" the kernel also asks for a grid-wide sync, which the
-// simulator cannot give: the program stops with status 77 and names it.
+// a launch does.  With argv[1] "sync" the kernel also syncs its grid (gridsync.cu tests that
+// further); built with --profile or --racecheck, the simulator cannot: status 77, named.
 #include "common.h"
 #include <cooperative_groups.h>
 #include <string.h>

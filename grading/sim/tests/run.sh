@@ -135,11 +135,46 @@ rounded 1 1 1 1 1 1"
 expect cooplaunch 0 "cooperative launch 1: x[999] 2997"
 if [ -x "$out/cooplaunch" ]; then
     "$out/cooplaunch" sync >"$out/cooplaunch.sync" 2>&1; rc=$?
-    if [ $rc -eq 77 ] && [ "$(cat "$out/cooplaunch.sync")" = "cuda-sim: not simulated: cooplaunch.cu:15: cooperative_groups grid sync (the simulator runs a grid's blocks one after another; a grid-wide barrier needs them all at once)" ]; then
-        t_pass "a grid-wide sync: status 77, named, nothing else said"
+    if [ $rc -eq 0 ] && [ "$(cat "$out/cooplaunch.sync")" = "cooperative launch 1: x[999] 2997" ]; then
+        t_pass "a cooperative launch's grid-wide sync runs, nothing else said"
     else
         t_fail "a grid-wide sync: status $rc:"; head -3 "$out/cooplaunch.sync" | sed 's/^/        /'
     fi
+fi
+# Grid-wide syncs: a sum and 20 smoothing steps across blocks, each block's shared memory and
+# warp exchanges kept across the syncs; too many blocks, a <<<...>>> launch and a block that
+# returns early are errors that say so.
+expect gridsync 0 "blocks 4 total 80023 expected 80023 smoothing differs 0 shared lost 0"
+if [ -x "$out/gridsync" ]; then
+    # mode, status, stdout (exact), stderr (a regex; its only line)
+    for spec in "big|0|5 blocks: cudaErrorCooperativeLaunchTooLarge|" \
+        "plain|70||^cuda-sim: error: gridsync\.cu:40: a grid-wide sync \(this_grid\(\)\.sync\(\)\) in a kernel launched at gridsync\.cu:[0-9]+ without cudaLaunchCooperativeKernel" \
+        "early|70||^cuda-sim: error: the grid-wide sync at gridsync\.cu:40 of the kernel launched at gridsync\.cu:[0-9]+ was not reached by every block: 1 of 4 blocks ended without reaching it"; do
+        IFS='|' read -r mode want_rc want_out want_err <<<"$spec"
+        "$out/gridsync" "$mode" >"$out/gridsync.$mode" 2>"$out/gridsync.$mode.err"; rc=$?
+        ok=1
+        [ "$rc" = "$want_rc" ] && [ "$(cat "$out/gridsync.$mode")" = "$want_out" ] || ok=0
+        if [ -z "$want_err" ]; then
+            [ ! -s "$out/gridsync.$mode.err" ] || ok=0
+        else # (the error alone: no warning after it)
+            [ "$(wc -l <"$out/gridsync.$mode.err")" -eq 1 ] && grep -Eq -- "$want_err" "$out/gridsync.$mode.err" || ok=0
+        fi
+        if [ $ok = 1 ]; then
+            t_pass "gridsync $mode: status $rc${want_out:+, $want_out}"
+        else
+            t_fail "gridsync $mode: status $rc:"; head -3 "$out/gridsync.$mode" "$out/gridsync.$mode.err" | sed 's/^/        /'
+        fi
+    done
+fi
+if "$simcc" --racecheck -O2 -I"$root/grading/include" -o "$out/cooplaunch-race" cooplaunch.cu >"$out/cooplaunch-race.build" 2>&1; then
+    "$out/cooplaunch-race" sync >"$out/cooplaunch-race.sync" 2>&1; rc=$?
+    if [ $rc -eq 77 ] && grep -q "^cuda-sim: not simulated: cooplaunch.cu:15: cooperative_groups grid sync under simcc --profile or --racecheck" "$out/cooplaunch-race.sync"; then
+        t_pass "a grid-wide sync under --racecheck: status 77, named"
+    else
+        t_fail "a grid-wide sync under --racecheck: status $rc:"; head -3 "$out/cooplaunch-race.sync" | sed 's/^/        /'
+    fi
+else
+    t_fail "cooplaunch.cu does not build with --racecheck:"; head -5 "$out/cooplaunch-race.build" | sed 's/^/        /'
 fi
 expect curand 0 "pi within 0.02 1, normal mean within 0.02 1, variance within 0.02 1, out of (0,1] 0"
 expect coop 0 "sum 299995 expected 299995 failed checks 0"
