@@ -71,6 +71,14 @@ static void update_cells(const block *b, int lo, int hi, cudaStream_t s)
     CHECK(cudaGetLastError());
 }
 
+/* The rank's two end cells of unew, queued on the edge stream for the pinned send buffers. */
+static void ends_to_host(block *b)
+{
+    const size_t cell_bytes = sizeof(double);
+    CHECK(cudaMemcpyAsync(b->send_left, b->unew + 1, cell_bytes, cudaMemcpyDeviceToHost, b->edge));
+    CHECK(cudaMemcpyAsync(b->send_right, b->unew + b->count, cell_bytes, cudaMemcpyDeviceToHost, b->edge));
+}
+
 /* One step of the whole ring. */
 static void step(block *b)
 {
@@ -78,8 +86,7 @@ static void step(block *b)
     int last = b->count - 1;
 
     /* 1. The end cells, on the edge stream, and their copies for the neighbours. */
-    CHECK(cudaMemcpyAsync(b->send_left, b->unew + 1, cell_bytes, cudaMemcpyDeviceToHost, b->edge));
-    CHECK(cudaMemcpyAsync(b->send_right, b->unew + 1 + last, cell_bytes, cudaMemcpyDeviceToHost, b->edge));
+    ends_to_host(b);
     update_cells(b, 0, 1, b->edge);
     update_cells(b, last, last + 1, b->edge);
 
