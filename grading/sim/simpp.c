@@ -29,6 +29,8 @@
  *       -> ) { ::cuda_sim::tick();
  *   (a loop iteration, a pass through a label and a call of a simulated thread, for the
  *   work record; nothing on the host)
+ *   cudaLaunchKernel((void *)kernel, ...), cudaLaunchCooperativeKernel((const void *)kernel, ...)
+ *       -> the same without the cast (the kernel's own type chooses the launch)
  * Comments, string and character literals are left alone.  Nothing moves to another
  * line, so the compiler's line numbers are the user's.  Exit 1 on an unterminated
  * launch (with file:line), 2 on usage or I/O errors.
@@ -394,6 +396,51 @@ int main(int argc, char **argv)
                 shared_from = pos;
             }
             emit(src + s, n);
+            /* cudaLaunchKernel((void *)kernel, ...) and cudaLaunchCooperativeKernel: the cast
+             * dropped, so that the kernel's own type picks the launch (the runtime cannot learn
+             * a kernel's parameters from a void *) */
+            if ((n == 16 && !memcmp(src + s, "cudaLaunchKernel", 16)) ||
+                (n == 27 && !memcmp(src + s, "cudaLaunchCooperativeKernel", 27))) {
+                size_t k = pos, nl = 0;
+                while (k < len && isspace((unsigned char)src[k]))
+                    k++;
+                if (k < len && src[k] == '(') {
+                    size_t c0 = k + 1, q = c0;
+                    while (q < len && isspace((unsigned char)src[q]))
+                        q++;
+                    size_t cast = q;
+                    int ok = q < len && src[q] == '(';
+                    if (ok) {
+                        q++;
+                        while (q < len && isspace((unsigned char)src[q]))
+                            q++;
+                        if (len - q >= 5 && !memcmp(src + q, "const", 5) && !is_id(src[q + 5])) {
+                            q += 5;
+                            while (q < len && isspace((unsigned char)src[q]))
+                                q++;
+                        }
+                        ok = len - q >= 4 && !memcmp(src + q, "void", 4) && !is_id(src[q + 4]);
+                        q += 4;
+                        while (ok && q < len && isspace((unsigned char)src[q]))
+                            q++;
+                        ok = ok && q < len && src[q] == '*';
+                        q++;
+                        while (ok && q < len && isspace((unsigned char)src[q]))
+                            q++;
+                        ok = ok && q < len && src[q] == ')' && !memchr(in_comment + cast, 1, q + 1 - cast);
+                    }
+                    if (ok) {
+                        emit(src + pos, cast - pos); /* "(" and the blanks before the cast */
+                        for (size_t i = cast; i <= q; i++) /* (its line breaks kept) */
+                            nl += src[i] == '\n';
+                        for (size_t i = 0; i < nl; i++)
+                            emitc('\n');
+                        pos = q + 1;
+                        parens++;
+                        depth++;
+                    }
+                }
+            }
             if (n < sizeof last_id) {
                 memcpy(last_id, src + s, n);
                 last_id[n] = '\0';

@@ -25,7 +25,10 @@ int main(int argc, char **argv)
     CHECK(cudaMalloc(&x, sizeof h));
     CHECK(cudaMemcpy(x, h, sizeof h, cudaMemcpyHostToDevice));
     void *args[] = { &x, &n, &a, &sync };
-    CHECK(cudaLaunchCooperativeKernel(scale, dim3(4), dim3(256), args));
+    if (sync) /* the form NVIDIA's samples use: the kernel cast to void * */
+        CHECK(cudaLaunchCooperativeKernel((void *)scale, dim3(4), dim3(256), args));
+    else
+        CHECK(cudaLaunchCooperativeKernel(scale, dim3(4), dim3(256), args));
     CHECK(cudaMemcpy(h, x, sizeof h, cudaMemcpyDeviceToHost));
     printf("cooperative launch %d: x[999] %.0f\n", coop, h[999]);
     return 0;

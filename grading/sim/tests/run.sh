@@ -182,7 +182,7 @@ expect smallapi 0 "pitch>=width 1 pitch%128 0 wrong 0
 scoped atomics 192 384
 occupancy block>0 1 grid>0 1 blocks>0 1
 printf fifo 4194304
-cudaLaunchKernel 30
+cudaLaunchKernel 40
 rounding 1 1.00000012 0 1"
 # What NVIDIA's samples use beyond the rooms: a clock64/clock spin ends, stream-ordered
 # allocation freed at the stream's turn, zero-copy, extern TYPE __shared__, __grid_constant__, __half2,

@@ -73,6 +73,7 @@ int main(void)
     void *args[] = { &c, &v };
     c[0] = 0;
     CHECK(cudaLaunchKernel(addk, dim3(2), dim3(3), args, 0, 0));
+    CHECK(cudaLaunchKernel((const void *)addk, dim3(1), dim3(2), args, 0, 0)); /* as NVIDIA's samples write it */
     cudaMemLocation here = { cudaMemLocationTypeDevice, 0 };
     CHECK(cudaMemPrefetchAsync(c, 2 * sizeof(int), here, 0, 0));
     CHECK(cudaDeviceSynchronize());
