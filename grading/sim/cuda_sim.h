@@ -51,10 +51,11 @@
  * nccl.h, cuBLAS's v2 API in part, in cublas_v2.h, cooperative groups for the block and
  * its tiles, in cooperative_groups.h, cuRAND's device API (another generator), in
  * curand_kernel.h, and __half / __nv_bfloat16 in cuda_fp16.h and cuda_bf16.h, beside this
- * file.  Not simulated: the other CUDA libraries, the rest of cooperative groups and FP8,
- * for which simcc stops with status 77; a cooperative launch's grid-wide sync (status 77
- * when the kernel reaches it; the launch itself runs); dynamic parallelism (a fatal error at
- * run time).
+ * file; a cooperative launch's grid-wide sync (run_cooperative: up to 1024 threads in
+ * all, the simulated GPU's one multiprocessor).  Not simulated: the other CUDA libraries,
+ * the rest of cooperative groups and FP8, for which simcc stops with status 77; a grid-wide
+ * sync under --profile or --racecheck (status 77 when the kernel reaches it); dynamic
+ * parallelism (a fatal error at run time).
  */
 #ifndef CUDA_SIM_H
 #define CUDA_SIM_H
