@@ -7,10 +7,14 @@
  *       w.sync(), thread_rank(), size(), meta_group_rank(), meta_group_size(),
  *       shfl, shfl_up, shfl_down, shfl_xor, any, all, ballot
  *   cg::thread_group t = cg::tiled_partition(b, 16);  sync(), thread_rank(), size()
+ *   __shared__ cg::block_tile_memory<256> m; cg::tiled_partition<128>(cg::this_thread_block(m))
  *   cg::reduce(tile, value, cg::plus<T>()) (<cooperative_groups/reduce.h>)
  *
  * A tile is 1, 2, 4, 8, 16 or 32 threads of one warp: its sync and shuffles are the warp's,
- * on the tile's lanes.  The grid (this_grid()): size, thread_rank, num_blocks, block_rank,
+ * on the tile's lanes.  A tile of 64 to 1024 threads (a power of two; CUDA asks for a
+ * block_tile_memory, accepted here) has sync(), thread_rank(), size(), meta_group_rank(),
+ * meta_group_size() and cg::reduce, but no shuffles or votes, as on a GPU: its sync waits
+ * for the tile's threads (cuda_sim::tile_barrier).  The grid (this_grid()): size, thread_rank, num_blocks, block_rank,
  * and sync() in a kernel launched with cudaLaunchCooperativeKernel, where every block is
  * resident at once (cuda_sim.h, run_cooperative; a launch with <<<...>>> that syncs its grid
  * is an error, as it may hang a GPU; under simcc --profile or --racecheck the sync is not
@@ -43,7 +47,9 @@ struct thread_group {
     }
     void sync(const char *f = __builtin_FILE(), int l = __builtin_LINE()) const
     {
-        if (tile)
+        if (tile > 32)
+            cuda_sim::tile_barrier(tile, f, l);
+        else if (tile)
             cuda_sim_syncwarp(f, l, mask());
         else
             cuda_sim::block_barrier(f, l, 0);
@@ -59,10 +65,16 @@ struct thread_block : thread_group {
 };
 
 static inline thread_block this_thread_block() { return thread_block(); }
+/* The scratch memory CUDA asks for before a block is cut into tiles of more than 32 threads
+ * (the simulator needs none). */
+template <unsigned int MaxBlockSize = 1024> struct block_tile_memory {
+    unsigned char unused[8];
+};
+template <unsigned int M> static inline thread_block this_thread_block(block_tile_memory<M> &) { return thread_block(); }
 
 template <unsigned N> struct thread_block_tile : thread_group {
-    static_assert(N == 1 || N == 2 || N == 4 || N == 8 || N == 16 || N == 32,
-                  "the CUDA CPU simulator has tiles of 1 to 32 threads, a power of two");
+    static_assert(N >= 1 && N <= 1024 && (N & (N - 1)) == 0,
+                  "a tile has 1 to 1024 threads, a power of two");
     thread_block_tile() : thread_group{N} {}
     unsigned long long meta_group_rank() const
     {
@@ -73,6 +85,7 @@ template <unsigned N> struct thread_block_tile : thread_group {
     /* any trivially copyable type, as cooperative groups allow: 8 bytes at a time */
     template <class T> T shuffle(int how, T v, int d, const char *f, int l) const
     {
+        static_assert(N <= 32, "shuffles are for tiles of at most 32 threads (one warp)");
         if constexpr (sizeof(T) <= 8) {
             return cuda_sim_shfl(how, mask(), v, d, f, l, (int)N);
         } else {
@@ -104,6 +117,7 @@ template <unsigned N> struct thread_block_tile : thread_group {
     /* the tile's votes: bit i is the tile's thread i */
     unsigned ballot(int p, const char *f = __builtin_FILE(), int l = __builtin_LINE()) const
     {
+        static_assert(N <= 32, "votes are for tiles of at most 32 threads (one warp)");
         unsigned m = mask(), bits = cuda_sim_ballot(m, p, f, l) & m;
         return N == 32 ? bits : bits >> ((unsigned)(cuda_sim::S.cur % 32) / N * N);
     }

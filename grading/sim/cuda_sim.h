@@ -368,7 +368,7 @@ struct Op {
 };
 using OpRef = std::shared_ptr<Op>;
 
-enum { RUNNABLE, WAIT_BLOCK, WAIT_WARP, WAIT_GRID, DONE };
+enum { RUNNABLE, WAIT_BLOCK, WAIT_WARP, WAIT_GRID, WAIT_TILE, DONE };
 
 struct Fiber {
     void *sp;
@@ -1036,10 +1036,26 @@ CUDA_SIM_NOTSAN CUDA_SIM_RT bool block_loop()
                 released = true;
             }
         }
+        /* tiles of more than a warp (thread_block_tile<64> ...): release every tile whose
+         * threads all wait at its sync (warp_mask holds the tile's size) */
+        for (int i = 0; i < n; i++) {
+            if (S.fibers[i].state != WAIT_TILE)
+                continue;
+            const int size = (int)S.fibers[i].warp_mask, base = i / size * size, end = std::min(n, base + size);
+            bool all = true;
+            for (int j = base; j < end && all; j++)
+                all = S.fibers[j].state == WAIT_TILE && (int)S.fibers[j].warp_mask == size;
+            if (all) {
+                for (int j = base; j < end; j++)
+                    S.fibers[j].state = RUNNABLE;
+                released = true;
+            }
+            i = std::max(i, end - 1);
+        }
         if (released)
             continue;
-        int done = 0, at_block = 0, at_warp = 0, at_grid = 0, first_block = -1, first_done = -1, first_warp = -1,
-            first_grid = -1;
+        int done = 0, at_block = 0, at_warp = 0, at_grid = 0, at_tile = 0, first_block = -1, first_done = -1,
+            first_warp = -1, first_grid = -1, first_tile = -1;
         for (int i = 0; i < n; i++) {
             Fiber &f = S.fibers[i];
             if (f.state == DONE) {
@@ -1048,6 +1064,9 @@ CUDA_SIM_NOTSAN CUDA_SIM_RT bool block_loop()
             } else if (f.state == WAIT_GRID) {
                 at_grid++;
                 if (first_grid < 0) first_grid = i;
+            } else if (f.state == WAIT_TILE) {
+                at_tile++;
+                if (first_tile < 0) first_tile = i;
             } else if (f.state == WAIT_BLOCK) {
                 at_block++;
                 if (first_block < 0) first_block = i;
@@ -1063,6 +1082,12 @@ CUDA_SIM_NOTSAN CUDA_SIM_RT bool block_loop()
         describe_block(blk, sizeof blk);
         if (at_grid == n)
             return true;
+        if (at_tile > 0) { /* (a tile whose threads all waited was released above) */
+            const Fiber &ft = S.fibers[first_tile];
+            fatal("the sync of a tile of %u threads at %s:%d (thread (%u,%u,%u) of %s) not reached by all threads of "
+                  "its tile: one returned or waits elsewhere", ft.warp_mask, ft.file, ft.line, ft.tid.x, ft.tid.y,
+                  ft.tid.z, blk);
+        }
         if (at_grid > 0) {
             const Fiber &fg = S.fibers[first_grid];
             if (done)
@@ -1135,6 +1160,24 @@ CUDA_SIM_NOTSAN CUDA_SIM_RT void grid_barrier(const char *file, int line)
               "GPU it may hang or fail", file, line, S.launch_file, S.launch_line);
     Fiber &f = S.fibers[S.cur];
     f.state = WAIT_GRID;
+    f.file = file;
+    f.line = line;
+    yield_to_scheduler();
+}
+
+/* thread_block_tile<N>::sync() for N > 32 (cooperative_groups.h): the N threads of the
+ * calling thread's tile (consecutive thread ranks) wait for each other. */
+CUDA_SIM_NOTSAN CUDA_SIM_RT void tile_barrier(unsigned size, const char *file, int line)
+{
+    if (!S.in_kernel || S.cur < 0)
+        fatal("a tile's sync() called outside a kernel (%s:%d)", file, line);
+#if defined(CUDA_SIM_RACECHECK)
+    not_simulated("%s:%d: the sync of a tile of more than 32 threads under simcc --racecheck (a plain simcc build "
+                  "runs it)", file, line);
+#endif
+    Fiber &f = S.fibers[S.cur];
+    f.state = WAIT_TILE;
+    f.warp_mask = size;
     f.file = file;
     f.line = line;
     yield_to_scheduler();

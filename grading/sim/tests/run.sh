@@ -178,6 +178,18 @@ else
 fi
 expect curand 0 "pi within 0.02 1, normal mean within 0.02 1, variance within 0.02 1, out of (0,1] 0"
 expect coop 0 "sum 299995 expected 299995 failed checks 0"
+# tiles of 128 threads (block_tile_memory): their sync, cg::reduce, meta_group_*; a thread
+# that returns before its tile's sync is an error that says so
+expect tiles 0 "tile sums wrong 0, neighbours wrong 0, checks failed 0, first sum 6321"
+if [ -x "$out/tiles" ]; then
+    "$out/tiles" early >"$out/tiles.early" 2>&1; rc=$?
+    if [ $rc -eq 70 ] && [ "$(wc -l <"$out/tiles.early")" -eq 1 ] &&
+        grep -q "^cuda-sim: error: the sync of a tile of 128 threads at tiles.cu:24 (thread (128,0,0) of block ([0-9],0,0) of the kernel launched at tiles.cu:[0-9]*) not reached by all threads of its tile" "$out/tiles.early"; then
+        t_pass "a tile of 128 whose thread returns before the sync: status 70, named"
+    else
+        t_fail "tiles early: status $rc:"; head -3 "$out/tiles.early" | sed 's/^/        /'
+    fi
+fi
 expect smallapi 0 "pitch>=width 1 pitch%128 0 wrong 0
 scoped atomics 192 384
 occupancy block>0 1 grid>0 1 blocks>0 1
