@@ -85,7 +85,7 @@ static void step(block *b)
     const size_t cell_bytes = sizeof(double);
     int last = b->count - 1;
 
-    /* 1. The end cells, on the edge stream, and their copies for the neighbours. */
+    /* 1. The edge stream's work: the two end cells. */
     ends_to_host(b);
     update_cells(b, 0, 1, b->edge);
     update_cells(b, last, last + 1, b->edge);

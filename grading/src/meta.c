@@ -353,6 +353,27 @@ static int fail(parse_state *st, const char *fmt, const char *a, const char *b)
 
 static int on_ini_entry(void *user, const char *section, const char *name, const char *value);
 
+/* The hints live apart from tasks.ini, beside the solutions (solutions/NN_room/hints.ini), so
+ * that a learner who reads the room's files does not read the ladder's last rungs too: its
+ * sections are the room's tasks, its keys hint1 .. hint9 (continued on indented lines). */
+static int on_hints_entry(void *user, const char *section, const char *name, const char *value)
+{
+    parse_state *st = user;
+    task_meta *t = NULL;
+    for (int i = 0; i < st->room->ntasks; i++)
+        if (strcmp(st->room->tasks[i].name, section) == 0)
+            t = &st->room->tasks[i];
+    if (!t)
+        return fail(st, "[%s]: the room's tasks.ini has no such task%s", section, "");
+    if (strncmp(name, "hint", 4) != 0 || name[4] < '1' || name[4] > '0' + MAX_HINTS || name[5])
+        return fail(st, "[%s]: unknown key '%s' (a hints file holds hint1..hint9)", section, name);
+    int h = name[4] - '1';
+    if (st->replaced[(t - st->room->tasks) * MAX_HINTS + h])
+        return fail(st, "[%s]: %s is in tasks.ini too (keep a task's hints in one place)", section, name);
+    set_text(&t->hints[h], value);
+    return 1;
+}
+
 /* The overlay's sections are [NN_room/taskK]: this room's replace the keys they name, of a
  * task the room has; runs lines replace all of the task's own. */
 static int on_overlay_entry(void *user, const char *section, const char *name, const char *value)
@@ -531,6 +552,35 @@ int room_load(const char *ini_path, const char *dir, room_meta *room, char *err,
     int line = ini_parse_stream(read_line, &st, on_ini_entry, &st);
     fclose(f);
     const char *read_path = ini_path;
+    /* the hints, from ROOT/solutions/DIR/hints.ini where tasks.ini is ROOT/DIR/tasks.ini */
+    size_t plen = strlen(ini_path), dlen = strlen(dir);
+    char *hints_path = NULL;
+    if (plen > dlen + 10 && strcmp(ini_path + plen - 10, "/tasks.ini") == 0 &&
+        strncmp(ini_path + plen - 10 - dlen, dir, dlen) == 0 && ini_path[plen - 11 - dlen] == '/')
+        hints_path = xasprintf("%.*ssolutions/%s/hints.ini", (int)(plen - 10 - dlen), ini_path, dir);
+    if (line == 0 && !st.failed && hints_path && file_exists(hints_path)) {
+        read_path = hints_path;
+        st.file = fopen(hints_path, "r");
+        if (!st.file) {
+            snprintf(err, errlen, "%s: cannot open", hints_path);
+            sl_free(&st.runs_lines);
+            free(hints_path);
+            return -1;
+        }
+        st.path = hints_path;
+        st.lineno = 0;
+        /* (which hints tasks.ini set: a hint may not come from both) */
+        st.replaced = xmalloc((size_t)room->ntasks * MAX_HINTS + 1);
+        for (int i = 0; i < room->ntasks; i++)
+            for (int h = 0; h < MAX_HINTS; h++)
+                st.replaced[i * MAX_HINTS + h] = room->tasks[i].hints[h] != NULL;
+        line = ini_parse_stream(read_line, &st, on_hints_entry, &st);
+        fclose(st.file);
+        free(st.replaced);
+        st.replaced = NULL;
+        if (line == 0 && !st.failed)
+            read_path = ini_path;
+    }
     /* the private overlay, over this room's tasks */
     if (line == 0 && !st.failed && overlay_path) {
         read_path = overlay_path;
@@ -556,6 +606,7 @@ int room_load(const char *ini_path, const char *dir, room_meta *room, char *err,
         snprintf(err, errlen, "%s:%d: not a valid INI line (or longer than 200 characters)", read_path, line);
     else if (line < 0)
         snprintf(err, errlen, "%s: cannot read", read_path);
+    free(hints_path);
     int status = (line != 0 || st.failed) ? -1 : 0;
     for (int i = 0; status == 0 && i < room->ntasks; i++) {
         task_meta *t = &room->tasks[i];

@@ -258,6 +258,59 @@ static void test_room_load(void)
     free_room(&room);
 }
 
+/* The hints from ROOT/solutions/ROOM/hints.ini, beside ROOT/ROOM/tasks.ini: read, continued,
+ * a gap refused, a hint in both files refused, an unknown key or task refused. */
+static void write_hints_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void test_room_hints_file(void)
+{
+    char root[] = "/tmp/pr-unit-hints-XXXXXX";
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(root));
+    char *room_dir = xasprintf("%s/07_test", root), *sol = xasprintf("%s/solutions", root);
+    char *sol_room = xasprintf("%s/solutions/07_test", root);
+    char *ini = xasprintf("%s/tasks.ini", room_dir), *hints = xasprintf("%s/hints.ini", sol_room);
+    CU_ASSERT_FATAL(mkdir(room_dir, 0700) == 0 && mkdir(sol, 0700) == 0 && mkdir(sol_room, 0700) == 0);
+    const char *tasks = "[task1]\ntitle = One\nsource = task1.c\nkind = c\nruns = n=1\n";
+    struct {
+        const char *tasks_extra, *hints, *err; /* err: NULL when it loads */
+    } cases[] = {
+        { "", "[task1]\nhint1 = the idea\n  continued\nhint2 = the code\n", NULL },
+        { "", "[task1]\nhint2 = the code\n", "has hint2 but no hint1" },
+        { "hint1 = in tasks.ini\n", "[task1]\nhint1 = again\n", "hint1 is in tasks.ini too" },
+        { "", "[task1]\nruns = n=2\n", "unknown key 'runs'" },
+        { "", "[task9]\nhint1 = x\n", "[task9]: the room's tasks.ini has no such task" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *text = xasprintf("%s%s", tasks, cases[i].tasks_extra);
+        write_hints_file(ini, text);
+        write_hints_file(hints, cases[i].hints);
+        room_meta room;
+        char err[400] = "";
+        int rc = room_load(ini, "07_test", &room, err, sizeof err);
+        if (!cases[i].err) {
+            CU_ASSERT_EQUAL(rc, 0);
+            CU_ASSERT_EQUAL(room.tasks[0].nhints, 2);
+            CU_ASSERT_STRING_EQUAL(room.tasks[0].hints[0], "the idea continued");
+            CU_ASSERT_STRING_EQUAL(room.tasks[0].hints[1], "the code");
+        } else {
+            CU_ASSERT_NOT_EQUAL(rc, 0);
+            CU_ASSERT_PTR_NOT_NULL(strstr(err, cases[i].err));
+            if (!strstr(err, cases[i].err))
+                fprintf(stderr, "case %zu: %s\n", i, err);
+        }
+        free_room(&room);
+        free(text);
+    }
+    unlink(ini), unlink(hints), rmdir(sol_room), rmdir(sol), rmdir(room_dir), rmdir(root);
+    free(room_dir), free(sol), free(sol_room), free(ini), free(hints);
+}
+
 /* The hint ladder has no gaps, and the old single `hint` key is not silently ignored. */
 static void test_room_load_hint_ladder(void)
 {
@@ -2508,6 +2561,7 @@ int main(void)
         { "results", "float tolerance from the reference", test_compare_float_tolerance },
         { "metadata", "runs expand to a product", test_expand_runs_product },
         { "metadata", "tasks.ini loads", test_room_load },
+        { "metadata", "the hints from solutions/ROOM/hints.ini", test_room_hints_file },
         { "metadata", "tasks.ini errors name file and line", test_room_load_errors },
         { "metadata", "the hint ladder: hint1..hintN, no gaps", test_room_load_hint_ladder },
         { "metadata", "the perf keys", test_room_load_perf },

@@ -85,7 +85,7 @@ static void step(block *b)
     const size_t cell_bytes = sizeof(double);
     int last = b->count - 1;
 
-    /* 1. The end cells, on the edge stream, and their copies for the neighbours. */
+    /* 1. The edge stream's work: the two end cells. */
     //@ bug: ends_to_host(b);
     //@ solution {
     /* (The bug hunt's bug: the end cells were copied out before the kernels that update

@@ -584,8 +584,9 @@ fi
 # makes its flavour there and links the runtime's functions from it (strong symbols in the
 # program; weak ones when each program compiles its own, SIMCC_RUNTIME=0); both programs
 # print the same, profile lines too.  A folder simcc cannot write: it compiles its own.
-rt_kind() {  # EXE: T (linked from runtime.o) or W (compiled into the program) for run_block
-    nm -C "$1" 2>/dev/null | sed -nE 's/^[0-9a-f]+ ([TW]) cuda_sim::run_block\(.*/\1/p' | head -1
+rt_kind() {  # EXE: T (linked from runtime.o) or W (compiled into the program) for block_loop
+    # (the scheduler's loop: large enough never to be inlined into every caller)
+    nm -C "$1" 2>/dev/null | sed -nE 's/^[0-9a-f]+ ([TW]) cuda_sim::block_loop\(.*/\1/p' | head -1
 }
 rm -rf "$out/rt" "$out/prt.lines" "$out/pin.lines"
 if SIMCC_RUNTIME_DIR=$out/rt "$simcc" --profile --no-occupancy -O2 -o "$out/profile-rt" profile.cu >"$out/profile-rt.build" 2>&1 &&
@@ -596,7 +597,7 @@ if SIMCC_RUNTIME_DIR=$out/rt "$simcc" --profile --no-occupancy -O2 -o "$out/prof
     if [ "$(find "$out/rt" -name runtime.o | wc -l)" != 1 ]; then
         t_fail "the kept runtime: not one runtime.o in $out/rt: $(find "$out/rt" 2>/dev/null | head -5)"
     elif [ "$kinds" != "T W" ]; then
-        t_fail "the kept runtime: run_block is '$kinds' in the two programs, expected 'T W'"
+        t_fail "the kept runtime: block_loop is '$kinds' in the two programs, expected 'T W'"
     elif ! grep -qE '^CUDA_SIM_NOTSAN CUDA_SIM_RT void run_block\(.*\)$' "$out"/rt/*/cuda_sim.h; then
         t_fail "the kept runtime: its cuda_sim.h does not declare run_block without its body"
     elif ! cmp -s "$out/prt.out" "$out/pin.out" || ! cmp -s "$out/prt.lines" "$out/pin.lines" || [ ! -s "$out/prt.lines" ]; then
